@@ -1,0 +1,19 @@
+module github.com/fsbox/fsbox
+
+go 1.26
+
+require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/dave/jennifer v1.7.1
+	github.com/hexops/gotextdiff v1.0.3
+	github.com/invopop/jsonschema v0.14.0
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/bahlo/generic-list-go v0.2.0 // indirect
+	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
+	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+)
