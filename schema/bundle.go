@@ -1,0 +1,228 @@
+package schema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Bundle is the committed JSON Schema bundle, fsbox.schema.json, as served by the schema method.
+//
+//go:embed fsbox.schema.json
+var Bundle []byte
+
+// Hash returns "sha256:<hex>" of [Bundle].
+func Hash() string {
+	sum := sha256.Sum256(Bundle)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// JSONSchema makes ErrorKind a named, closed enum in the bundle.
+func (ErrorKind) JSONSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: "Classifies a tool failure. Clients compare kinds, never messages."}
+	for _, k := range ErrorKinds {
+		s.Enum = append(s.Enum, string(k.Kind))
+	}
+	return s
+}
+
+const bundleID = "https://fsbox.dev/schema/v1/fsbox.schema.json"
+
+// Generate builds the bundle from the Go types of this package. commentDir is the directory holding
+// this package's source (doc comments become descriptions); the bundle is only reproducible from the
+// source tree, so Generate runs in a test, not in the server.
+//
+// The document holds $defs for every type and an "x-fsbox" manifest naming the methods, tools,
+// events and error kinds by $defs reference, since JSON Schema has no notion of a method:
+//
+//  1. argument and params types, and everything they reach, are closed (additionalProperties: false):
+//     a wrong field name is an error the model should learn from;
+//  2. result and event types are open, so a newer server may add fields without breaking clients;
+//  3. every event type pins its kind with const.
+func Generate(commentDir string) ([]byte, error) {
+	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: false, Namer: func(t reflect.Type) string { return t.Name() }}
+	if commentDir != "" {
+		if err := r.AddGoComments("github.com/fsbox/fsbox/schema", commentDir, jsonschema.WithFullComment()); err != nil {
+			return nil, fmt.Errorf("reading doc comments: %w", err)
+		}
+	}
+	defs := map[string]*jsonschema.Schema{}
+	add := func(t reflect.Type) (string, error) {
+		s := r.ReflectFromType(t)
+		for name, d := range s.Definitions {
+			if prev, ok := defs[name]; ok {
+				a, _ := json.Marshal(prev)
+				b, _ := json.Marshal(d)
+				if !bytes.Equal(a, b) {
+					return "", fmt.Errorf("two types are named %s in the bundle", name)
+				}
+			}
+			defs[name] = d
+		}
+		return "#/$defs/" + t.Name(), nil
+	}
+	type methodEntry struct {
+		Name         string `json:"name"`
+		Direction    string `json:"direction"`
+		Notification bool   `json:"notification"`
+		Params       any    `json:"params"`
+		Result       any    `json:"result"`
+		Description  string `json:"description"`
+	}
+	type toolEntry struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Arguments   string `json:"arguments"`
+		Result      string `json:"result"`
+		Default     bool   `json:"default"`
+		ReadOnly    bool   `json:"read_only"`
+	}
+	type eventEntry struct {
+		Kind string `json:"kind"`
+		Type string `json:"type"`
+	}
+	type kindEntry struct {
+		Kind        ErrorKind `json:"kind"`
+		Retry       bool      `json:"retry"`
+		Description string    `json:"description"`
+	}
+	var (
+		methods []methodEntry
+		tools   []toolEntry
+		events  []eventEntry
+		kinds   []kindEntry
+		closed  []string
+	)
+	for _, t := range Tools {
+		a, err := add(t.Args)
+		if err != nil {
+			return nil, err
+		}
+		res, err := add(t.Result)
+		if err != nil {
+			return nil, err
+		}
+		closed = append(closed, t.Args.Name())
+		tools = append(tools, toolEntry{t.Name, t.Description, a, res, t.Default, t.ReadOnly})
+	}
+	eventRefs := []any{}
+	for _, e := range Events {
+		ref, err := add(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, eventEntry{e.Kind, ref})
+		if e.Kind != KindFileChangeRequest {
+			eventRefs = append(eventRefs, map[string]string{"$ref": ref})
+		}
+	}
+	for _, m := range Methods {
+		e := methodEntry{Name: m.Name, Direction: m.Direction, Notification: m.Notification, Description: m.Description}
+		if m.Params != nil {
+			ref, err := add(m.Params)
+			if err != nil {
+				return nil, err
+			}
+			e.Params = ref
+			if m.Direction == "client_to_server" {
+				closed = append(closed, m.Params.Name())
+			}
+		}
+		if m.ParamsEvent {
+			e.Params = map[string]any{"oneOf": eventRefs}
+		}
+		switch {
+		case m.ResultTool:
+			e.Result = "tool"
+		case m.Result != nil:
+			ref, err := add(m.Result)
+			if err != nil {
+				return nil, err
+			}
+			e.Result = ref
+		}
+		methods = append(methods, e)
+	}
+	if _, err := add(reflect.TypeFor[ErrorData]()); err != nil {
+		return nil, err
+	}
+	for _, k := range ErrorKinds {
+		kinds = append(kinds, kindEntry(k))
+	}
+	for _, e := range Events {
+		if p, ok := defs[e.Type.Name()].Properties.Get("kind"); ok {
+			p.Const = e.Kind
+		}
+	}
+	openAllExcept(defs, reachable(defs, closed))
+
+	doc := map[string]any{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         bundleID,
+		"title":       "fsbox protocol " + ProtocolVersion,
+		"description": "Every method, tool argument and result, event, configuration and error kind of the fsbox wire protocol. The x-fsbox manifest names them by $defs reference.",
+		"$defs":       defs,
+		"x-fsbox": map[string]any{
+			"protocol_version": ProtocolVersion,
+			"methods":          methods,
+			"tools":            tools,
+			"reserved_tools":   ReservedToolNames,
+			"events":           events,
+			"error_kinds":      kinds,
+			"error_codes": map[string]int{
+				"retry": CodeRetry, "fatal": CodeFatal, "invalid_params": CodeInvalidParams, "cancelled": CodeCancelled,
+				"parse_error": CodeParseError, "invalid_request": CodeInvalidRequest, "method_not_found": CodeMethodNotFound,
+			},
+		},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// reachable returns the names of the definitions reachable from roots through $ref.
+func reachable(defs map[string]*jsonschema.Schema, roots []string) map[string]bool {
+	seen := map[string]bool{}
+	var visit func(name string)
+	visit = func(name string) {
+		if seen[name] || defs[name] == nil {
+			return
+		}
+		seen[name] = true
+		b, _ := json.Marshal(defs[name])
+		for _, part := range strings.Split(string(b), `"$ref":"#/$defs/`)[1:] {
+			visit(part[:strings.IndexByte(part, '"')])
+		}
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	return seen
+}
+
+// openAllExcept lets every definition not in closed carry additional properties.
+func openAllExcept(defs map[string]*jsonschema.Schema, closed map[string]bool) {
+	names := make([]string, 0, len(defs))
+	for n := range defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !closed[n] && defs[n].AdditionalProperties != nil {
+			defs[n].AdditionalProperties = nil
+		}
+	}
+}

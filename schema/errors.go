@@ -1,0 +1,71 @@
+package schema
+
+// ErrorKind classifies a tool failure. Clients compare kinds, never messages.
+type ErrorKind string
+
+// JSON-RPC error codes of fsbox.
+const (
+	CodeRetry          = -32001 // the model can fix it
+	CodeFatal          = -32002 // the run should stop; also "not initialized"
+	CodeInvalidParams  = -32602 // invalid params; for tools/call kind invalid_arguments or unknown_tool
+	CodeCancelled      = -32800 // cancelled by $/cancel_request
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+)
+
+// ErrorData is the data member of every fsbox tool error.
+type ErrorData struct {
+	Kind ErrorKind `json:"kind"`
+	// True when the model can fix the call and try again.
+	Retry bool `json:"retry"`
+	// Root-relative path the failure is about, when there is one.
+	Path string `json:"path,omitempty"`
+	// For an unsupported protocol_version: the versions this server speaks.
+	Supported []string `json:"supported,omitempty"`
+}
+
+// ErrorKindInfo documents one error kind.
+type ErrorKindInfo struct {
+	Kind        ErrorKind
+	Retry       bool
+	Description string
+}
+
+// ErrorKinds lists every error kind, retry kinds first.
+var ErrorKinds = []ErrorKindInfo{
+	{"invalid_arguments", true, "The arguments do not fit the tool's schema or each other."},
+	{"unknown_tool", true, "No enabled tool has that name."},
+	{"not_found", true, "The path does not exist."},
+	{"not_a_file", true, "The path is a directory where a file was needed."},
+	{"not_a_directory", true, "The path is not a directory where one was needed."},
+	{"not_regular_file", true, "The path is a FIFO, socket or device; it is never opened."},
+	{"already_exists", true, "The path exists and is in the way."},
+	{"parent_missing", true, "The parent directory does not exist."},
+	{"parent_not_directory", true, "A parent of the path is not a directory."},
+	{"outside_root", true, "The path leads outside the root directory."},
+	{"denied", true, "The path matches a denied pattern."},
+	{"not_allowed", true, "The path matches no allowed pattern."},
+	{"protected", true, "The path matches a protected pattern: readable, never writable."},
+	{"permission_denied", true, "A permission rule or the operating system refused the access."},
+	{"stale_hash", true, "The file changed since the hash was read."},
+	{"no_match", true, "old_text does not occur in the file."},
+	{"multiple_matches", true, "old_text occurs more than once in the file."},
+	{"empty_old_text", true, "old_text is empty."},
+	{"binary_file", true, "The file is binary; the tool only handles text."},
+	{"invalid_encoding", true, "The file is not valid UTF-8, so it cannot be edited as text."},
+	{"offset_out_of_range", true, "offset is at or past the end of the file."},
+	{"invalid_pattern", true, "The regex or glob does not parse."},
+	{"invalid_path", true, "The path is malformed (empty, NUL byte, not representable)."},
+	{"name_too_long", true, "The path or one of its names is too long."},
+	{"symlink_loop", true, "The path resolves through a symlink loop."},
+	{"changed_during_request", true, "The path changed while the call ran; nothing was applied."},
+	{"directory_not_empty", true, "The directory is not empty."},
+	{"tool_unavailable", true, "The tool cannot run here (for example ripgrep is missing)."},
+	{"no_space", false, "The filesystem is full."},
+	{"read_only_filesystem", false, "The filesystem is mounted read-only."},
+	{"io_error", false, "The operating system reported an I/O error."},
+	{"change_request_failed", false, "The client answered a change_request with an error or went away."},
+	{"not_initialized", false, "A request came before initialize."},
+	{"internal", false, "A bug in the server."},
+}

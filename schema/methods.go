@@ -1,0 +1,79 @@
+package schema
+
+// InitializeParams opens a session. It must be the first request.
+type InitializeParams struct {
+	// Protocol major version the client speaks: "1".
+	ProtocolVersion string `json:"protocol_version"`
+	// Who the client is, for logs.
+	ClientInfo *Implementation `json:"client_info,omitempty"`
+	// Configuration overriding the server's --config file and flags.
+	Config *Config `json:"config,omitempty"`
+	// Server-to-client traffic the client accepts.
+	Capabilities *ClientCapabilities `json:"capabilities,omitempty"`
+}
+
+// Implementation names a client or server.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ClientCapabilities says which server-to-client messages the client wants.
+type ClientCapabilities struct {
+	// Send an event notification for every completed file operation.
+	Events bool `json:"events,omitempty"`
+	// Ask the client through a change_request before any change touches disk.
+	ChangeRequests bool `json:"change_requests,omitempty"`
+}
+
+// InitializeResult describes the session the server opened.
+type InitializeResult struct {
+	ProtocolVersion string         `json:"protocol_version"`
+	ServerInfo      Implementation `json:"server_info"`
+	// Resolved absolute root, for the host; never shown to the model.
+	RootDir string `json:"root_dir"`
+	// Working directory for relative paths, relative to the root ("." by default).
+	Cwd string `json:"cwd"`
+	// The enabled tools, in registration order.
+	Tools []ToolDescriptor `json:"tools"`
+	// "sha256:<hex>" of the schema bundle's bytes.
+	SchemaHash string `json:"schema_hash"`
+}
+
+// ToolDescriptor describes one tool; description and input_schema can be handed to an LLM
+// function-calling API as they are.
+type ToolDescriptor struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// JSON Schema of the arguments object, self-contained (no $ref).
+	InputSchema map[string]any `json:"input_schema"`
+	// JSON Schema of the result object, self-contained (no $ref).
+	OutputSchema map[string]any `json:"output_schema"`
+}
+
+// ToolsListResult lists the enabled tools.
+type ToolsListResult struct {
+	Tools []ToolDescriptor `json:"tools"`
+}
+
+// ToolsCallParams calls one tool. The result is the tool's result object.
+type ToolsCallParams struct {
+	// Tool name, as listed by tools/list.
+	Name string `json:"name"`
+	// Tool arguments; unknown fields are an error.
+	Arguments map[string]any `json:"arguments,omitempty"`
+}
+
+// CancelParams names an in-flight request to cancel; it then answers -32800.
+type CancelParams struct {
+	// The id of the request, exactly as it was sent.
+	ID any `json:"id"`
+}
+
+// ChangeRequestResult is the client's answer to a change_request.
+type ChangeRequestResult struct {
+	// True lets the change proceed; false leaves the disk untouched.
+	Approve bool `json:"approve"`
+	// Why the change was refused; shown to the model.
+	Reason string `json:"reason,omitempty"`
+}

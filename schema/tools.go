@@ -1,0 +1,281 @@
+package schema
+
+// Every tool result carries Text, exactly what the model should see; the other fields are the same
+// facts, typed. Paths in results are relative to the session's cwd (with ".." segments for paths
+// inside the root but outside cwd), so they can be passed straight back to another tool.
+
+// ReadFileArgs are the arguments of read_file.
+type ReadFileArgs struct {
+	// File to read, relative to the working directory.
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// Number of lines to skip (0-based). Default 0.
+	Offset *int `json:"offset,omitempty" jsonschema:"minimum=0"`
+	// Maximum number of lines to return. Default: the server's max_read_lines.
+	Limit *int `json:"limit,omitempty" jsonschema:"minimum=1"`
+}
+
+// ReadFileResult is the result of read_file.
+type ReadFileResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// True when the file has a NUL byte in its first 8192 bytes; no lines are returned then.
+	Binary bool `json:"binary"`
+	// File size in bytes.
+	Size int64 `json:"size"`
+	// Number of lines in the whole file (split on \n only).
+	TotalLines int `json:"total_lines"`
+	// 0-based offset of the first line shown.
+	Offset int `json:"offset"`
+	// Number of lines shown.
+	LinesShown int `json:"lines_shown"`
+	// Offset to pass to continue reading; absent when the window reached the end of the file.
+	NextOffset *int `json:"next_offset,omitempty"`
+	// Content hash of the whole file (first 12 hex digits of SHA-256 over its raw bytes); absent when
+	// content hashes are off.
+	Hash string `json:"hash,omitempty"`
+}
+
+// WriteFileArgs are the arguments of write_file.
+type WriteFileArgs struct {
+	// File to create or overwrite; its parent directory must exist.
+	Path string `json:"path"`
+	// The complete new content, written as UTF-8 with no newline translation.
+	Content string `json:"content"`
+	// Hash from an earlier read_file; the write is refused if the file changed since. Ignored when
+	// the file does not exist.
+	ExpectedHash string `json:"expected_hash,omitempty"`
+}
+
+// WriteFileResult is the result of write_file.
+type WriteFileResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// True when the file did not exist before.
+	Created bool `json:"created"`
+	// Unicode code points written.
+	Chars int `json:"chars"`
+	// Lines written.
+	Lines int `json:"lines"`
+	// Hash of the written content; absent when content hashes are off.
+	Hash string `json:"hash,omitempty"`
+	ChangeOutcome
+}
+
+// ChangeOutcome reports a change the client refused through change_request.
+type ChangeOutcome struct {
+	// True when the client refused the change; nothing was touched.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// The client's reason for refusing.
+	CancelReason string `json:"cancel_reason,omitempty"`
+}
+
+// EditFileArgs are the arguments of edit_file: either old_text and new_text, or replacements.
+type EditFileArgs struct {
+	// File to edit.
+	Path string `json:"path"`
+	// Exact text to replace; must occur exactly once.
+	OldText *string `json:"old_text,omitempty"`
+	// Replacement text.
+	NewText *string `json:"new_text,omitempty"`
+	// Replacements applied in order, each to the result of the previous one; all or nothing.
+	Replacements []Replacement `json:"replacements,omitempty"`
+	// Hash from an earlier read_file; the edit is refused if the file changed since.
+	ExpectedHash string `json:"expected_hash,omitempty"`
+}
+
+// Replacement is one exact-text replacement of edit_file.
+type Replacement struct {
+	// Exact text to replace; non-empty and matching exactly once.
+	OldText string `json:"old_text"`
+	// Replacement text.
+	NewText string `json:"new_text"`
+}
+
+// EditFileResult is the result of edit_file.
+type EditFileResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// Number of replacements applied.
+	Replacements int `json:"replacements"`
+	// Hash of the new content; absent when content hashes are off.
+	Hash string `json:"hash,omitempty"`
+	ChangeOutcome
+}
+
+// ListDirectoryArgs are the arguments of list_directory.
+type ListDirectoryArgs struct {
+	// Directory to list. Default ".".
+	Path string `json:"path,omitempty"`
+}
+
+// ListDirectoryResult is the result of list_directory.
+type ListDirectoryResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// Entries shown, sorted by name.
+	Entries []DirEntry `json:"entries"`
+	// True when entries were dropped at max_list_results.
+	Truncated bool `json:"truncated"`
+}
+
+// DirEntry is one entry of a listing.
+type DirEntry struct {
+	// Path relative to the working directory; directories end in "/".
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// "file" or "directory" (of the symlink target, for links).
+	Type string `json:"type" jsonschema:"enum=file,enum=directory"`
+	// Size in bytes, for files.
+	Size *int64 `json:"size,omitempty"`
+	// Depth below the listed directory, 1 for its own children (directory_tree only).
+	Depth int `json:"depth,omitempty"`
+}
+
+// SearchFilesArgs are the arguments of search_files.
+type SearchFilesArgs struct {
+	// Regular expression (RE2 syntax) matched against each line.
+	Pattern string `json:"pattern"`
+	// File or directory to search. Default ".".
+	Path string `json:"path,omitempty"`
+	// Only search files whose root-relative path matches this glob (* crosses /).
+	IncludeGlob string `json:"include_glob,omitempty"`
+}
+
+// SearchFilesResult is the result of search_files.
+type SearchFilesResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// Matching lines in path order, then line order.
+	Matches []SearchMatch `json:"matches"`
+	// True when matches were dropped at max_search_results.
+	Truncated bool `json:"truncated"`
+}
+
+// SearchMatch is one matching line.
+type SearchMatch struct {
+	// Path relative to the working directory.
+	Path string `json:"path"`
+	// 1-based line number.
+	Line int `json:"line"`
+	// The line without its terminator.
+	// Exactly what the model should see.
+	Text string `json:"text"`
+}
+
+// FindFilesArgs are the arguments of find_files.
+type FindFilesArgs struct {
+	// Glob relative to path: * and ? within one component, ** for any number of directories,
+	// [...] classes, {a,b} alternatives. Absolute patterns are refused.
+	Pattern string `json:"pattern"`
+	// Directory to search from. Default ".".
+	Path string `json:"path,omitempty"`
+}
+
+// FindFilesResult is the result of find_files.
+type FindFilesResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// Matching paths relative to the working directory, sorted; directories end in "/".
+	Paths []string `json:"paths"`
+	// True when results were dropped at max_find_results.
+	Truncated bool `json:"truncated"`
+}
+
+// CreateDirectoryArgs are the arguments of create_directory.
+type CreateDirectoryArgs struct {
+	// Directory to create, with any missing parents.
+	Path string `json:"path"`
+}
+
+// CreateDirectoryResult is the result of create_directory.
+type CreateDirectoryResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// False when the directory already existed.
+	Created bool `json:"created"`
+	ChangeOutcome
+}
+
+// FileInfoArgs are the arguments of file_info.
+type FileInfoArgs struct {
+	// File or directory to describe.
+	Path string `json:"path"`
+}
+
+// FileInfoResult is the result of file_info.
+type FileInfoResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// "file", "directory", or "other" (FIFO, socket, device).
+	Type string `json:"type" jsonschema:"enum=file,enum=directory,enum=other"`
+	// Size in bytes.
+	Size int64 `json:"size"`
+	// For regular files: whether the file is binary.
+	Binary *bool `json:"binary,omitempty"`
+	// For text files: number of lines.
+	Lines *int `json:"lines,omitempty"`
+	// For text files: content hash; absent when content hashes are off.
+	Hash string `json:"hash,omitempty"`
+	// When the path as written is a symlink: its target, root-relative or "<outside-workspace>".
+	SymlinkTarget string `json:"symlink_target,omitempty"`
+}
+
+// ReadMultipleFilesArgs are the arguments of read_multiple_files.
+type ReadMultipleFilesArgs struct {
+	// Files to read; each is read as read_file with default offset and limit.
+	Paths []string `json:"paths" jsonschema:"minItems=1"`
+}
+
+// ReadMultipleFilesResult is the result of read_multiple_files; one failure does not fail the others.
+type ReadMultipleFilesResult struct {
+	// Exactly what the model should see.
+	Text  string         `json:"text"`
+	Files []FileReadItem `json:"files"`
+}
+
+// FileReadItem is one file of read_multiple_files: a result or an error.
+type FileReadItem struct {
+	// The path as requested.
+	Path   string          `json:"path"`
+	Result *ReadFileResult `json:"result,omitempty"`
+	Error  *ToolError      `json:"error,omitempty"`
+}
+
+// ToolError is a tool failure reported inside a result.
+type ToolError struct {
+	Kind    ErrorKind `json:"kind"`
+	Message string    `json:"message"`
+}
+
+// DirectoryTreeArgs are the arguments of directory_tree.
+type DirectoryTreeArgs struct {
+	// Directory at the top of the tree. Default ".".
+	Path string `json:"path,omitempty"`
+	// How many levels below path to show; default unlimited.
+	MaxDepth *int `json:"max_depth,omitempty" jsonschema:"minimum=1"`
+}
+
+// DirectoryTreeResult is the result of directory_tree.
+type DirectoryTreeResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// Entries in depth-first order, siblings sorted by name.
+	Entries []DirEntry `json:"entries"`
+	// True when entries were dropped at max_list_results.
+	Truncated bool `json:"truncated"`
+}

@@ -1,0 +1,135 @@
+package schema
+
+import "reflect"
+
+// Tool names.
+const (
+	ToolReadFile          = "read_file"
+	ToolWriteFile         = "write_file"
+	ToolEditFile          = "edit_file"
+	ToolListDirectory     = "list_directory"
+	ToolSearchFiles       = "search_files"
+	ToolFindFiles         = "find_files"
+	ToolCreateDirectory   = "create_directory"
+	ToolFileInfo          = "file_info"
+	ToolListFiles         = "list_files"
+	ToolGrep              = "grep"
+	ToolReadMultipleFiles = "read_multiple_files"
+	ToolDirectoryTree     = "directory_tree"
+	ToolRemoveDirectory   = "remove_directory"
+	ToolDelete            = "delete"
+	ToolMoveFile          = "move_file"
+)
+
+// ToolSpec describes one tool of the protocol: its name, its model-facing description, the Go types
+// of its arguments and result, and how configuration selects it.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Args        reflect.Type
+	Result      reflect.Type
+	// Default reports whether the tool is enabled when Config.Tools is omitted.
+	Default bool
+	// ReadOnly reports whether the tool never changes the filesystem (kept under read_only).
+	ReadOnly bool
+}
+
+// Tools lists the tools this package describes, in registration order. Tools whose Go types are not
+// yet part of the protocol (list_files, grep, remove_directory, delete, move_file) are reserved
+// names: they come in a later protocol revision and are refused as unknown until then.
+var Tools = []ToolSpec{
+	{ToolReadFile, "Read a text file. Returns a header `[path | N lines | hash:h]` and numbered lines (6-wide number, TAB, line). " +
+		"Use offset (0-based lines to skip) and limit to page through large files; the result says which offset continues. " +
+		"Binary files are reported by size only.",
+		reflect.TypeFor[ReadFileArgs](), reflect.TypeFor[ReadFileResult](), true, true},
+	{ToolWriteFile, "Create a file or replace its whole content. The parent directory must exist. " +
+		"Pass expected_hash (from read_file) to refuse the write if the file changed since you read it.",
+		reflect.TypeFor[WriteFileArgs](), reflect.TypeFor[WriteFileResult](), true, false},
+	{ToolEditFile, "Replace exact text in a file: old_text must occur exactly once; include enough surrounding context to make it unique. " +
+		"Several edits at once: replacements, applied in order, all or nothing. Whitespace and line endings must match exactly.",
+		reflect.TypeFor[EditFileArgs](), reflect.TypeFor[EditFileResult](), true, false},
+	{ToolListDirectory, "List a directory's entries, sorted: `dir/` for directories, `file  (N bytes)` for files. Hidden entries are skipped.",
+		reflect.TypeFor[ListDirectoryArgs](), reflect.TypeFor[ListDirectoryResult](), true, true},
+	{ToolSearchFiles, "Search file contents with a regular expression (RE2 syntax), recursively under path. " +
+		"Matching lines formatted as path:line_number:text, with paths relative to the working directory. include_glob narrows the files searched.",
+		reflect.TypeFor[SearchFilesArgs](), reflect.TypeFor[SearchFilesResult](), true, true},
+	{ToolFindFiles, "Find files and directories by name with a glob relative to path (`**/*.go`, `src/*.{ts,tsx}`). Directories end in `/`.",
+		reflect.TypeFor[FindFilesArgs](), reflect.TypeFor[FindFilesResult](), true, true},
+	{ToolCreateDirectory, "Create a directory and any missing parents. An existing directory is not an error.",
+		reflect.TypeFor[CreateDirectoryArgs](), reflect.TypeFor[CreateDirectoryResult](), true, false},
+	{ToolFileInfo, "Describe a file or directory: type, size, and for text files the line count and content hash; symlink target if the path is a link.",
+		reflect.TypeFor[FileInfoArgs](), reflect.TypeFor[FileInfoResult](), true, true},
+	{ToolReadMultipleFiles, "Read several text files at once, each as read_file with default offset and limit. One failure does not fail the others.",
+		reflect.TypeFor[ReadMultipleFilesArgs](), reflect.TypeFor[ReadMultipleFilesResult](), false, true},
+	{ToolDirectoryTree, "Show the tree below a directory, depth first, one path per line (`dir/`, `file  (N bytes)`). max_depth limits how deep it goes. Hidden entries are skipped.",
+		reflect.TypeFor[DirectoryTreeArgs](), reflect.TypeFor[DirectoryTreeResult](), false, true},
+}
+
+// ReservedToolNames are tool names of the protocol that this revision does not implement yet.
+var ReservedToolNames = []string{ToolListFiles, ToolGrep, ToolRemoveDirectory, ToolDelete, ToolMoveFile}
+
+// ToolByName returns the spec of the named tool.
+func ToolByName(name string) (ToolSpec, bool) {
+	for _, t := range Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return ToolSpec{}, false
+}
+
+// EventSpec ties an event kind to its Go type.
+type EventSpec struct {
+	Kind string
+	Type reflect.Type
+}
+
+// Events lists every event and the change request, by kind.
+var Events = []EventSpec{
+	{KindFileRead, reflect.TypeFor[FileReadEvent]()},
+	{KindDirectoryListed, reflect.TypeFor[DirectoryListedEvent]()},
+	{KindFileWritten, reflect.TypeFor[FileWrittenEvent]()},
+	{KindFileEdited, reflect.TypeFor[FileEditedEvent]()},
+	{KindDirectoryCreated, reflect.TypeFor[DirectoryCreatedEvent]()},
+	{KindFilesSearched, reflect.TypeFor[FilesSearchedEvent]()},
+	{KindDirectoryRemoved, reflect.TypeFor[DirectoryRemovedEvent]()},
+	{KindFileDeleted, reflect.TypeFor[FileDeletedEvent]()},
+	{KindFileMoved, reflect.TypeFor[FileMovedEvent]()},
+	{KindFileChangeRequest, reflect.TypeFor[FileChangeRequest]()},
+}
+
+// MethodSpec describes one JSON-RPC method of the protocol.
+type MethodSpec struct {
+	Name string
+	// "client_to_server" or "server_to_client".
+	Direction string
+	// Notification reports whether the method is a notification (no result).
+	Notification bool
+	// Params and Result are nil for none. A nil Result on a request means the result is null;
+	// ResultTool marks tools/call, whose result is the called tool's result.
+	Params, Result reflect.Type
+	ResultTool     bool
+	// ParamsEvent marks the event notification, whose params are one of Events.
+	ParamsEvent bool
+	Description string
+}
+
+// Methods lists every method of the protocol.
+var Methods = []MethodSpec{
+	{Name: "initialize", Direction: "client_to_server", Params: reflect.TypeFor[InitializeParams](), Result: reflect.TypeFor[InitializeResult](),
+		Description: "Open the session; must be the first request. A second initialize is refused."},
+	{Name: "tools/list", Direction: "client_to_server", Result: reflect.TypeFor[ToolsListResult](),
+		Description: "List the enabled tools."},
+	{Name: "tools/call", Direction: "client_to_server", Params: reflect.TypeFor[ToolsCallParams](), ResultTool: true,
+		Description: "Call a tool; the result is the tool's result object, a failure a JSON-RPC error with ErrorData."},
+	{Name: "schema", Direction: "client_to_server",
+		Description: "Return this JSON Schema bundle."},
+	{Name: "shutdown", Direction: "client_to_server",
+		Description: "Answer null, then exit."},
+	{Name: "$/cancel_request", Direction: "client_to_server", Notification: true, Params: reflect.TypeFor[CancelParams](),
+		Description: "Cancel an in-flight request; it answers -32800."},
+	{Name: "event", Direction: "server_to_client", Notification: true, ParamsEvent: true,
+		Description: "A file operation completed; sent before the call's response, only with capabilities.events."},
+	{Name: "change_request", Direction: "server_to_client", Params: reflect.TypeFor[FileChangeRequest](), Result: reflect.TypeFor[ChangeRequestResult](),
+		Description: "Ask the client to approve a change before it touches disk; only with capabilities.change_requests or an interrupt rule."},
+}
