@@ -1,0 +1,113 @@
+package fsbox_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/fsbox/fsbox"
+
+// importRules says, for each directory prefix of the module, which of the module's packages its Go
+// files may import. The rules keep the imports one-way:
+//
+//  1. schema imports nothing of ours;
+//  2. rpc knows nothing about files, tools or fsbox methods;
+//  3. engine knows nothing about rpc or the server;
+//  4. server is the one package that joins engine and rpc;
+//  5. codegen reads the JSON document only, never the Go types;
+//  6. the SDKs import nothing of ours;
+//  7. conformance never imports engine or server: it is an independent oracle (the in-process
+//     target is supplied from outside, by cmd/fsbox and the server's tests).
+//
+// The first matching prefix wins, so more specific prefixes come first.
+var importRules = []struct {
+	dir   string
+	allow []string
+}{
+	{"schema", nil},
+	{"rpc", nil},
+	{"engine", []string{"schema", "engine/"}},
+	{"server", []string{"engine", "rpc", "schema", "conformance"}},
+	{"codegen", nil},
+	{"sdks/go/fsboxclient", nil},
+	{"sdks", nil},
+	{"conformance/adapters/go", []string{"sdks/go/fsboxclient"}},
+	{"conformance", []string{"conformance/", "schema"}},
+	{"cmd/fsbox", []string{"server", "engine", "schema", "codegen", "conformance"}},
+	{"", nil}, // this file's package
+}
+
+func TestImportsRunOneWay(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "node_modules", ".venv", ".git", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if dir == "." {
+			dir = ""
+		}
+		allow := rulesFor(dir)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			rel, ours := strings.CutPrefix(p, module+"/")
+			if !ours {
+				continue
+			}
+			if strings.HasPrefix(rel, dir+"/") || rel == dir { // a package's own subpackages
+				continue
+			}
+			if !allowed(rel, allow) {
+				t.Errorf("%s imports %s, which %s may not import", path, p, dir)
+			}
+		}
+		checked++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no Go files checked")
+	}
+}
+
+func rulesFor(dir string) []string {
+	for _, r := range importRules {
+		if dir == r.dir || r.dir == "" || strings.HasPrefix(dir, r.dir+"/") {
+			return r.allow
+		}
+	}
+	return nil
+}
+
+// allowed reports whether rel may be imported under allow: an entry "x/" admits every package
+// below x, any other entry exactly that package.
+func allowed(rel string, allow []string) bool {
+	for _, a := range allow {
+		if rel == a || strings.HasSuffix(a, "/") && strings.HasPrefix(rel, a) {
+			return true
+		}
+	}
+	return false
+}
