@@ -1,0 +1,410 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"runtime/debug"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Conn is one connection being served by [Serve]. Handlers receive it to talk back to the client.
+// Its methods are safe for concurrent use.
+type Conn struct {
+	jc     *jsonrpc2.Conn
+	s      *stream
+	h      Handler
+	inline func(string) bool
+	logf   func(string, ...any)
+
+	base       context.Context // parent of every handler's ctx
+	cancelBase context.CancelFunc
+	calls      context.Context // done once no reply to a Call can arrive any more
+	endCalls   context.CancelFunc
+	closing    chan struct{} // closed by Close
+	closeOnce  sync.Once
+
+	mu       sync.Mutex
+	inflight map[string][]*pending // guarded by mu: requests running, by id as sent
+	running  int                   // guarded by mu: handlers running, inline ones included
+	stopping bool                  // guarded by mu: no handler starts any more
+	idle     chan struct{}         // closed when stopping and running == 0
+	idleSent bool                  // guarded by mu
+	readErr  error                 // guarded by mu: why input ended, if not EOF
+}
+
+// pending is a running request, for $/cancel_request.
+type pending struct {
+	cancel    context.CancelFunc
+	cancelled bool // guarded by Conn.mu
+}
+
+// inlineKey marks the ctx of an inline handler, so that Call can refuse instead of deadlocking.
+type inlineKey struct{}
+
+// Serve serves one connection: it reads requests from r, one JSON value per line, and writes
+// responses and notifications to w, until
+//
+//   - r reaches EOF (or fails, or [Conn.Shutdown] is called): nothing more is read, the requests
+//     in flight finish and are answered, and Serve returns nil (the read error, if any);
+//   - ctx is done: handlers' contexts are cancelled and Serve returns ctx.Err();
+//   - [Conn.Close] is called or writing to w fails: handlers' contexts are cancelled and Serve returns nil.
+//
+// In every case Serve returns only after every handler it started has returned. It never closes
+// r or w. If r blocks, one goroutine may stay blocked in r.Read after Serve returns, until r
+// returns; a process that exits after Serve does not care.
+//
+// The rules Serve applies to the bytes are listed in the package documentation.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Options) error {
+	c := newConn(ctx, r, w, h, opts)
+	var err error
+	select {
+	case <-c.idle:
+		c.mu.Lock()
+		err = c.readErr
+		c.mu.Unlock()
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-c.closing:
+	}
+	c.Close()
+	c.stop()
+	c.jc.Close()
+	<-c.idle
+	return err
+}
+
+func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Options) *Conn {
+	max := opts.MaxMessageBytes
+	if max <= 0 {
+		max = DefaultMaxMessageBytes
+	}
+	c := &Conn{
+		h:        h,
+		inline:   opts.Inline,
+		logf:     opts.Logf,
+		closing:  make(chan struct{}),
+		inflight: make(map[string][]*pending),
+		idle:     make(chan struct{}),
+	}
+	if c.inline == nil {
+		c.inline = func(string) bool { return false }
+	}
+	if c.logf == nil {
+		c.logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+	}
+	c.base, c.cancelBase = context.WithCancel(ctx)
+	c.calls, c.endCalls = context.WithCancel(context.Background())
+	c.s = &stream{
+		conn:    c,
+		lines:   newLineReader(r, max),
+		replyTo: make(map[uint64]json.RawMessage),
+		calls:   make(map[string]bool),
+		w:       w,
+		closed:  make(chan struct{}),
+	}
+	// The library closes itself when this context ends; Serve closes it explicitly instead.
+	c.jc = jsonrpc2.NewConn(context.WithoutCancel(ctx), c.s, dispatcher{c}, jsonrpc2.SetLogger(logger(c.logf)))
+	return c
+}
+
+// logger adapts Logf to the library's Logger.
+type logger func(string, ...any)
+
+func (l logger) Printf(format string, args ...any) { l(format, args...) }
+
+// dispatcher is the library's Handler. The library calls it on its read loop, one message at a
+// time, so everything it does before returning happens before the next line is read.
+type dispatcher struct{ c *Conn }
+
+func (d dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, jr *jsonrpc2.Request) {
+	c := d.c
+	in := c.s.take(jr.ID.Num)
+	if in == nil {
+		c.logf("rpc: internal error: no pending message for key %d", jr.ID.Num)
+		return
+	}
+	msg := in.msg
+	if msg.method == CancelMethod {
+		c.cancelRequest(msg.params)
+		if msg.kind == kindRequest {
+			c.reply(in, nil, nil, false)
+		}
+		return
+	}
+	req := &Request{Method: msg.method, Params: msg.params, Notif: msg.kind == kindNotification, ID: msg.id}
+	if !c.start() {
+		return // closing: nobody will read a reply
+	}
+	ctx, cancel := context.WithCancel(c.base)
+	var fl *pending
+	if !req.Notif {
+		// Registered here, on the read loop, so that a cancel on the very next line finds it.
+		fl = c.register(string(msg.id), cancel)
+	}
+	run := func(ctx context.Context) {
+		defer c.finish()
+		defer cancel()
+		result, err := c.call(ctx, req)
+		if req.Notif {
+			if err != nil {
+				c.logf("rpc: notification %q: %v", req.Method, err)
+			}
+			return
+		}
+		c.reply(in, result, err, c.unregister(string(msg.id), fl))
+	}
+	if c.inline(req.Method) {
+		run(context.WithValue(ctx, inlineKey{}, true))
+		return
+	}
+	go run(ctx)
+}
+
+// call runs the handler, turning a panic into an error.
+func (c *Conn) call(ctx context.Context, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return c.h.Handle(ctx, c, req)
+}
+
+// reply writes the response to in. cancelled reports whether $/cancel_request named it.
+func (c *Conn) reply(in *incoming, result any, err error, cancelled bool) {
+	resp := &jsonrpc2.Response{ID: jsonrpc2.ID{Num: in.key}}
+	if err == nil {
+		raw, merr := json.Marshal(result)
+		if merr != nil {
+			err = fmt.Errorf("encoding result: %w", merr)
+		} else {
+			resp.Result = (*json.RawMessage)(&raw)
+		}
+	}
+	if err != nil {
+		resp.Error = c.wireError(in.msg.method, err, cancelled)
+	}
+	c.s.expectReply(in.key, in.msg.id)
+	if err := c.jc.SendResponse(context.Background(), resp); err != nil {
+		c.s.takeReplyTo(in.key)
+		if !errors.Is(err, jsonrpc2.ErrClosed) && !errors.Is(err, ErrClosed) {
+			c.logf("rpc: %s: writing response: %v", in.msg.method, err)
+		}
+	}
+}
+
+// wireError maps a handler's error to the error object sent: see rule 7 of the package documentation.
+func (c *Conn) wireError(method string, err error, cancelled bool) *jsonrpc2.Error {
+	var e *Error
+	switch {
+	case cancelled:
+		return &jsonrpc2.Error{Code: CodeRequestCancelled, Message: msgCancelled}
+	case !errors.As(err, &e):
+		c.logf("rpc: %s: %v", method, err)
+		return &jsonrpc2.Error{Code: CodeInternalError, Message: msgInternal}
+	case e.Code == 0:
+		c.logf("rpc: %s: error with code 0: %v", method, err)
+		return &jsonrpc2.Error{Code: CodeInternalError, Message: msgInternal}
+	}
+	out := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		data, merr := json.Marshal(e.Data)
+		if merr != nil {
+			c.logf("rpc: %s: encoding error data: %v", method, merr)
+			return &jsonrpc2.Error{Code: CodeInternalError, Message: msgInternal}
+		}
+		out.Data = (*json.RawMessage)(&data)
+	}
+	return out
+}
+
+// register records a running request under its id as sent.
+func (c *Conn) register(id string, cancel context.CancelFunc) *pending {
+	fl := &pending{cancel: cancel}
+	c.mu.Lock()
+	c.inflight[id] = append(c.inflight[id], fl)
+	c.mu.Unlock()
+	return fl
+}
+
+// unregister forgets fl and reports whether it was cancelled by $/cancel_request.
+func (c *Conn) unregister(id string, fl *pending) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := c.inflight[id]
+	for i, x := range list {
+		if x == fl {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(c.inflight, id)
+	} else {
+		c.inflight[id] = list
+	}
+	return fl.cancelled
+}
+
+// cancelRequest handles $/cancel_request: it cancels every running request whose id is, byte
+// for byte after removing insignificant whitespace, params.id. Anything else is ignored.
+func (c *Conn) cancelRequest(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil || !validID(p.ID) {
+		return
+	}
+	var id bytes.Buffer
+	if json.Compact(&id, p.ID) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, fl := range c.inflight[id.String()] {
+		fl.cancelled = true
+		fl.cancel()
+	}
+}
+
+// start counts a handler in, unless the connection is stopping.
+func (c *Conn) start() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping {
+		return false
+	}
+	c.running++
+	return true
+}
+
+// finish counts a handler out, after its reply is written.
+func (c *Conn) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.running--
+	c.signalIdle()
+}
+
+// stop makes the connection start no more handlers and stop reading; pending Calls fail.
+func (c *Conn) stop() {
+	c.endCalls()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopping = true
+	c.signalIdle()
+}
+
+// signalIdle closes idle once stopping and no handler runs. c.mu must be held.
+func (c *Conn) signalIdle() {
+	if c.stopping && c.running == 0 && !c.idleSent {
+		c.idleSent = true
+		close(c.idle)
+	}
+}
+
+func (c *Conn) stopped() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopping
+}
+
+func (c *Conn) setReadErr(err error) {
+	c.mu.Lock()
+	c.readErr = err
+	c.mu.Unlock()
+}
+
+// Notify sends a notification to the client. It returns once the notification is written, so a
+// notification sent by a handler is on the wire before that handler's response. params nil
+// omits the params member. It returns [ErrClosed] once the connection is closed, ctx.Err() if
+// ctx is already done, and an error if params cannot be marshalled or the write fails.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := c.jc.Notify(ctx, method, params); err != nil {
+		return c.sendError("notify", method, err)
+	}
+	return nil
+}
+
+// Call sends a request to the client and waits for its reply, which it unmarshals into result
+// (a pointer, or nil to discard it). The request's id is a string "srv-<n>", never reused.
+//
+// A JSON-RPC error reply is returned as an [*Error] whose Data is the raw json.RawMessage.
+// If ctx is done first, Call returns ctx.Err() (a late reply is then discarded). If the
+// connection closes, or input ends so that no reply can arrive, Call returns [ErrClosed] at once.
+// Called from an inline handler (see [Options.Inline]), where the reply could never be read,
+// Call fails at once instead of deadlocking.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	if ctx.Value(inlineKey{}) != nil {
+		return fmt.Errorf("rpc: call %s: not allowed from an inline handler (its reply could not be read)", method)
+	}
+	if c.calls.Err() != nil {
+		return ErrClosed
+	}
+	id := c.s.newCall()
+	w, err := c.jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Str: id, IsString: true}))
+	if err != nil {
+		c.s.takeCall(id)
+		return c.sendError("call", method, err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.calls, cancel)()
+	err = w.Wait(wctx, result)
+	var je *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case c.calls.Err() != nil, errors.Is(err, jsonrpc2.ErrClosed):
+		return ErrClosed
+	case errors.As(err, &je):
+		e := &Error{Code: je.Code, Message: je.Message}
+		if je.Data != nil {
+			e.Data = *je.Data
+		}
+		return e
+	}
+	return fmt.Errorf("rpc: call %s: decoding result: %w", method, err)
+}
+
+// sendError maps an error from the library's send path.
+func (c *Conn) sendError(op, method string, err error) error {
+	if errors.Is(err, jsonrpc2.ErrClosed) || errors.Is(err, ErrClosed) {
+		return ErrClosed
+	}
+	return fmt.Errorf("rpc: %s %s: %w", op, method, err)
+}
+
+// Close closes the connection: nothing more is read or written, every handler's ctx is
+// cancelled, pending Calls return [ErrClosed] at once, and Serve returns once the handlers have.
+// Replies not yet written are lost. Close is idempotent and always returns nil.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.s.Close()
+		c.endCalls()
+		c.cancelBase()
+		close(c.closing)
+	})
+	return nil
+}
+
+// Shutdown ends the connection gracefully, as if input had reached EOF after the request being
+// handled: nothing more is read, the requests in flight (the caller's included) finish and are
+// answered, and then Serve returns nil. Pending Calls return [ErrClosed], since their replies
+// will not be read. A handler for a "shutdown" method calls it and returns its result.
+func (c *Conn) Shutdown() {
+	c.stop()
+}

@@ -1,0 +1,93 @@
+// Package rpc is a hardened JSON-RPC 2.0 peer over a newline-delimited byte stream, such as a
+// process's stdin and stdout.
+//
+// # What it owns, and what it doesn't
+//
+// rpc owns the bytes and the message rules: framing, size limits, validation of every incoming
+// line, request ids, concurrency, cancellation ($/cancel_request), the mapping of handler
+// errors to error codes, and server→client requests and notifications. It knows nothing about
+// the methods it carries: a [Handler] decides what a method means, decodes its params, and
+// answers unknown methods with [ErrMethodNotFound].
+//
+// The request/response state machine and server→client calls are those of
+// github.com/sourcegraph/jsonrpc2. That library closes the connection on malformed input, cannot
+// represent negative, big or null ids, sends code 0 for plain errors, HTML-escapes its output,
+// has no size limit and no per-request context. rpc puts its own line-framed ObjectStream in front
+// of the library, which validates and answers bad input itself, and hands the library only
+// well-formed messages whose ids are internal keys; and a dispatcher behind it, which gives each
+// request its own goroutine and context.
+//
+// # Framing
+//
+//  1. Input is one JSON value per line, terminated by "\n". A trailing "\r" is stripped, and so
+//     is a UTF-8 byte order mark at the start of a line. Lines that are empty or hold only
+//     spaces and tabs are skipped. A last line without "\n" is served like any other.
+//  2. A line longer than [Options.MaxMessageBytes] (16 MiB by default, not counting its "\n"
+//     or "\r\n") is answered with -32600 and skipped to its end without being buffered; the
+//     next line is read normally.
+//  3. Output is one compact JSON object per line, "\n"-terminated, with no newline inside,
+//     starting with "jsonrpc":"2.0". <, > and & are not escaped. Every write, whether a reply,
+//     a notification, a call or an error the read loop answers itself, is one Write under one mutex.
+//  4. "jsonrpc" may be missing on input (some clients omit it); if present it must be "2.0".
+//     Member names are case-sensitive, and a member that occurs twice is refused rather than
+//     guessed at, since parsers disagree on which one wins.
+//
+// # Replies to bad input
+//
+// Each of these is answered with one error reply, after which the next line is read normally;
+// nothing in the input closes the connection.
+//
+//  1. A line that is not one JSON value (including two values on one line): -32700 "parse
+//     error", "id": null.
+//  2. A JSON array (a batch, which this version does not support, even an empty one): one
+//     -32600, "id": null.
+//  3. A JSON value that is not an object; an object with no "method" that is not a reply;
+//     "method" not a string; "id" not a string or an integer (fractions, exponents, true,
+//     false, objects, arrays and null are refused); "jsonrpc" not "2.0"; a duplicate member;
+//     "method" together with "result" or "error": -32600, "id": null.
+//  4. "params" neither an object, an array nor null: -32602, to the request's id.
+//  5. A reply (a "result" or "error" member, no "method") to an id we did not send, or sent and
+//     already got a reply for: -32600, "id": null. A reply whose id is null or absent is logged and
+//     dropped: answering it could start an endless exchange of errors between two peers.
+//  6. A notification (a request without "id") is never answered, even when its params break
+//     rule 4. Rules 1 to 3 apply to lines that cannot be recognised as a valid notification.
+//
+// # Ids
+//
+// An id is echoed byte for byte as sent: strings keep their escapes, and integers of any size
+// and sign are kept as text. Internally each incoming message gets a uint64 key, which is all
+// the library sees; the id as sent stays in the stream and is put back when the response is
+// written. Server→client calls use string ids "srv-1", "srv-2", …, never reused.
+//
+// # Handling
+//
+//  1. Each request runs on its own goroutine, so a slow handler never delays a fast one and a
+//     handler may [Conn.Call] the client: the read loop keeps reading replies meanwhile. Methods
+//     named by [Options.Inline] instead run on the read loop, in arrival order, and their reply
+//     is written before the next line is read. There is no bound on concurrent handlers.
+//  2. Notifications a handler sends with [Conn.Notify] are written before its response.
+//  3. A handler's result goes out as "result" (nil as null). A returned [*Error], also wrapped,
+//     goes out as is.
+//  4. Any other error, a panic, an unencodable result or error data, and an *Error with code 0
+//     become -32603 "internal error"; the Go error is passed to [Options.Logf], never to the client.
+//  5. $/cancel_request {"id": <id>} is handled by rpc: it cancels the ctx of every in-flight
+//     request with that id (compared as bytes, after removing insignificant whitespace). A request
+//     is registered on the read loop before its handler starts, so a cancel on the next line
+//     always finds it. If the handler then returns an error, the reply is -32800 "request
+//     cancelled"; if it returns a result (its work had committed), the result is sent. Unknown
+//     ids are ignored; sent as a request, $/cancel_request is answered null.
+//  6. At EOF on input nothing more is read; requests in flight finish and are answered, and then
+//     Serve returns nil. Calls still waiting for a reply fail, since none can arrive. A write
+//     error (the peer is gone) closes the connection and Serve returns nil, without logging.
+//
+// # What it does not protect against
+//
+//   - Handlers that ignore ctx: Serve waits for every handler it started.
+//   - A client that stops reading its input: writes block, and with them the handler writing
+//     and, when it has an error of its own to write, the read loop.
+//   - Many concurrent requests: there is no bound on how many run at once, and each may hold a
+//     message of up to MaxMessageBytes.
+//   - A reply to a Call whose ctx was cancelled: the library keeps the call until a reply or
+//     the connection's end, so a client that never answers leaks one small entry per call.
+//   - Whatever a handler does with its params: rpc checks only that they are an object or array.
+package rpc

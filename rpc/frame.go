@@ -1,0 +1,270 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
+
+// readBufferBytes is the size of the bufio.Reader in front of the input: the unit in which an
+// oversize line is skipped without being kept.
+const readBufferBytes = 64 << 10
+
+// keepBufferBytes is the largest line buffer kept for reuse; a bigger one (left by a large
+// message) is released once its line has been classified, so one big write does not pin 16 MiB.
+const keepBufferBytes = 1 << 20
+
+// lineReader splits the input into lines. It is used by the read loop only.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte // reused between lines; the line returned by next aliases it
+	err error  // sticky read error, returned once the last partial line has been delivered
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, readBufferBytes), max: max}
+}
+
+// next returns the next line without its "\n" or "\r\n". If the line is longer than lr.max,
+// it is skipped to its end without being buffered, and next returns tooLong. A last line without
+// a terminator is returned like any other; the read error (io.EOF at the end) comes on the call after.
+func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
+	if lr.err != nil {
+		return nil, false, lr.err
+	}
+	if cap(lr.buf) > keepBufferBytes {
+		lr.buf = nil
+	}
+	buf := lr.buf[:0]
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		complete := err == nil
+		if complete {
+			frag = frag[:len(frag)-1]
+		}
+		// Keep one byte beyond the limit so that a "\r" just past it can still be stripped.
+		if !tooLong && len(buf)+len(frag) > lr.max+1 {
+			tooLong, buf = true, buf[:0]
+		}
+		if !tooLong {
+			buf = append(buf, frag...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if !complete {
+			lr.err = err
+			if len(buf) == 0 && !tooLong {
+				return nil, false, err
+			}
+		}
+		lr.buf = buf
+		buf = bytes.TrimSuffix(buf, []byte{'\r'})
+		if len(buf) > lr.max {
+			return nil, true, nil
+		}
+		return buf, tooLong, nil
+	}
+}
+
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
+// trimLine strips a leading UTF-8 byte order mark and reports whether anything but JSON
+// whitespace is left.
+func trimLine(line []byte) ([]byte, bool) {
+	line = bytes.TrimPrefix(line, utf8BOM)
+	return line, len(bytes.Trim(line, " \t\r")) > 0
+}
+
+// msgKind says what a well-formed input line is.
+type msgKind int
+
+const (
+	kindRequest msgKind = iota + 1
+	kindNotification
+	kindResponse
+)
+
+// message is a classified input line. Every json.RawMessage is a copy, not an alias of the line.
+type message struct {
+	kind   msgKind
+	id     json.RawMessage // request: the id as sent; response: the id as sent, nil if absent
+	method string
+	params json.RawMessage // nil when absent or null
+	result json.RawMessage // response: nil when absent
+	error  json.RawMessage // response: nil when absent
+}
+
+// rejection is how classify refuses a line: the error to answer with, and the id to answer to
+// (nil for "id": null). silent is set for a notification, which is never answered.
+type rejection struct {
+	err    *Error
+	id     json.RawMessage
+	silent bool
+}
+
+func reject(code int64, message string) *rejection {
+	return &rejection{err: &Error{Code: code, Message: message}}
+}
+
+// Messages of the errors the read loop answers itself (see the package documentation).
+const (
+	msgParseError  = "parse error"
+	msgBatch       = "invalid request: batch requests are not supported"
+	msgNotObject   = "invalid request: message must be a JSON object"
+	msgDuplicate   = "invalid request: duplicate member "
+	msgVersion     = `invalid request: "jsonrpc" must be "2.0"`
+	msgMethod      = `invalid request: "method" must be a string`
+	msgBadID       = `invalid request: "id" must be a string or an integer`
+	msgBothKinds   = `invalid request: a request must not carry "result" or "error"`
+	msgNoMethod    = `invalid request: missing "method"`
+	msgParams      = `invalid params: "params" must be an object or an array`
+	msgTooLong     = "invalid request: message exceeds the size limit"
+	msgStrayReply  = "invalid request: response to an unknown id"
+	msgCancelled   = "request cancelled"
+	msgInternal    = "internal error"
+	msgBadErrorObj = "malformed error object in response"
+)
+
+// members are the top-level members classify looks at; others are ignored.
+var members = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// classify validates one non-blank input line. It never panics, and it returns either a
+// message or a rejection.
+func classify(line []byte) (*message, *rejection) {
+	if !json.Valid(line) {
+		return nil, reject(CodeParseError, msgParseError)
+	}
+	switch bytes.TrimLeft(line, " \t\r\n")[0] {
+	case '{':
+	case '[':
+		return nil, reject(CodeInvalidRequest, msgBatch)
+	default:
+		return nil, reject(CodeInvalidRequest, msgNotObject)
+	}
+	m, dup := topMembers(line)
+	if dup != "" {
+		return nil, reject(CodeInvalidRequest, msgDuplicate+dup)
+	}
+	if v, ok := m["jsonrpc"]; ok && !isString(v, "2.0") {
+		return nil, reject(CodeInvalidRequest, msgVersion)
+	}
+	id, hasID := m["id"]
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	method, hasMethod := m["method"]
+	switch {
+	case hasMethod:
+		var name string
+		if method[0] != '"' || json.Unmarshal(method, &name) != nil {
+			return nil, reject(CodeInvalidRequest, msgMethod)
+		}
+		if hasID && !validID(id) {
+			return nil, reject(CodeInvalidRequest, msgBadID)
+		}
+		if hasResult || hasError {
+			return nil, reject(CodeInvalidRequest, msgBothKinds)
+		}
+		msg := &message{kind: kindRequest, id: id, method: name, params: m["params"]}
+		if !hasID {
+			msg.kind = kindNotification
+		}
+		switch {
+		case string(msg.params) == "null":
+			msg.params = nil
+		case msg.params != nil && msg.params[0] != '{' && msg.params[0] != '[':
+			return nil, &rejection{err: &Error{Code: CodeInvalidParams, Message: msgParams}, id: id, silent: !hasID}
+		}
+		return msg, nil
+	case hasResult || hasError:
+		return &message{kind: kindResponse, id: id, result: m["result"], error: m["error"]}, nil
+	default:
+		return nil, reject(CodeInvalidRequest, msgNoMethod)
+	}
+}
+
+// topMembers returns the known top-level members of a valid JSON object, by exact (case-sensitive)
+// name, and the name of the first known member that occurs twice, if any: parsers disagree on
+// which duplicate wins, so a duplicate "id" or "method" is refused rather than guessed.
+func topMembers(obj []byte) (map[string]json.RawMessage, string) {
+	m := make(map[string]json.RawMessage, 4)
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // '{'
+		return m, ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return m, ""
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return m, ""
+		}
+		for _, known := range members {
+			if name != known {
+				continue
+			}
+			if _, seen := m[name]; seen {
+				return m, name
+			}
+			m[name] = v
+		}
+	}
+	return m, ""
+}
+
+// isString reports whether raw is a JSON string equal to want.
+func isString(raw json.RawMessage, want string) bool {
+	var s string
+	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil && s == want
+}
+
+// validID reports whether raw (a valid JSON value) is an id this package accepts: a string, or
+// a number without fraction or exponent, of any magnitude. Null is refused: the JSON-RPC spec
+// reserves it for replies whose id could not be determined.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || ('0' <= c && c <= '9'):
+		return !bytes.ContainsAny(raw, ".eE")
+	}
+	return false
+}
+
+// errStreamClosed is what ReadObject returns to the library once the connection is closed.
+var errStreamClosed = errors.New("rpc: stream closed")
+
+// appendUnescapedHTML appends src, a JSON text written by encoding/json, with the \u003c, \u003e
+// and \u0026 escapes that encoding/json.Marshal always applies turned back into <, > and &.
+// The result is the same JSON value: backslashes occur only inside strings, and an escaped
+// backslash is copied as a pair, so "\\u003c" is left alone.
+func appendUnescapedHTML(dst, src []byte) []byte {
+	for {
+		i := bytes.IndexByte(src, '\\')
+		if i < 0 || i+1 >= len(src) {
+			return append(dst, src...)
+		}
+		dst = append(dst, src[:i]...)
+		src = src[i:]
+		if len(src) >= 6 && src[1] == 'u' && src[2] == '0' && src[3] == '0' {
+			if c, ok := htmlEscapes[string(src[4:6])]; ok {
+				dst = append(dst, c)
+				src = src[6:]
+				continue
+			}
+		}
+		dst = append(dst, src[:2]...)
+		src = src[2:]
+	}
+}
+
+var htmlEscapes = map[string]byte{"3c": '<', "3e": '>', "26": '&'}

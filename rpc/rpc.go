@@ -1,0 +1,110 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Standard JSON-RPC 2.0 error codes, plus the LSP-style cancellation code.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeRequestCancelled = -32800
+)
+
+// DefaultMaxMessageBytes is the default limit on one input line (16 MiB): large enough for a
+// write of a big file, small enough that a runaway client cannot make the server buffer without bound.
+const DefaultMaxMessageBytes = 16 << 20
+
+// CancelMethod is the notification a client sends to cancel one of its in-flight requests. Serve
+// handles it itself; it never reaches a [Handler]. See rule 5 in the package documentation.
+const CancelMethod = "$/cancel_request"
+
+// ErrClosed is returned by [Conn.Call] and [Conn.Notify] once the connection is closed, and by
+// Call when no reply can arrive any more (input reached EOF, or [Conn.Shutdown] was called).
+var ErrClosed = errors.New("rpc: connection closed")
+
+// Request is one incoming request or notification, as a [Handler] sees it.
+type Request struct {
+	Method string
+	Params json.RawMessage // nil when absent or JSON null; otherwise an object or array, byte for byte as sent
+	Notif  bool            // true for a notification: the result is discarded and no reply is sent
+	ID     json.RawMessage // the id byte for byte as sent (for logging); nil for a notification
+}
+
+// Handler serves one incoming request or notification.
+//
+// Requests run concurrently, each on its own goroutine, unless [Options.Inline] says otherwise.
+// ctx is cancelled when the client sends $/cancel_request for this id or the connection closes
+// (not when input merely reaches EOF: in-flight requests are still answered then). Handlers must
+// return once ctx is done; [Serve] waits for them.
+//
+// The result is marshalled with encoding/json; nil becomes "result": null. A returned [*Error]
+// (also when wrapped) goes on the wire as is; any other error is logged and answered with
+// -32603 "internal error", so Go error text never reaches the client. For a notification the
+// result is dropped and an error is only logged.
+type Handler interface {
+	Handle(ctx context.Context, c *Conn, req *Request) (result any, err error)
+}
+
+// HandlerFunc adapts a function to [Handler].
+type HandlerFunc func(ctx context.Context, c *Conn, req *Request) (any, error)
+
+var _ Handler = HandlerFunc(nil)
+
+// Handle calls f(ctx, c, req).
+func (f HandlerFunc) Handle(ctx context.Context, c *Conn, req *Request) (any, error) {
+	return f(ctx, c, req)
+}
+
+// Error is a JSON-RPC error object. A handler returns it to choose the code, message and data of
+// its error reply; [Conn.Call] returns it when the peer answers with an error.
+type Error struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"` // from Call: a json.RawMessage
+}
+
+// Error returns "jsonrpc error <code>: <message>".
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, &rpc.Error{Code: rpc.CodeMethodNotFound}) works across the wire.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// ErrMethodNotFound returns the -32601 error for an unknown method.
+func ErrMethodNotFound(method string) *Error {
+	return &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
+}
+
+// ErrInvalidParams returns a -32602 error with the given message.
+func ErrInvalidParams(message string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: message}
+}
+
+// Options configures [Serve]. The zero value is ready to use.
+type Options struct {
+	// MaxMessageBytes bounds one input line, not counting its "\n" or "\r\n" terminator.
+	// Zero or negative means DefaultMaxMessageBytes.
+	MaxMessageBytes int
+
+	// Inline reports whether method is handled synchronously on the read loop, in arrival order:
+	// nothing after it is read until its handler returns and its reply is written. An inline
+	// handler must be quick and must not call [Conn.Call] (that returns an error rather than
+	// deadlock). Nil means no method is inline.
+	Inline func(method string) bool
+
+	// Logf receives diagnostics: handler errors and panics, malformed replies from the peer.
+	// Nil means a log.Logger on stderr. Nothing is ever written to the output stream but protocol messages.
+	Logf func(format string, args ...any)
+}
