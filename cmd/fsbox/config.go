@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/fsbox/fsbox/schema"
+	"github.com/fsbox/fsbox/server"
+)
+
+// configFlags are the flags serve and call share. Precedence, lowest first:
+//
+//  1. the built-in defaults;
+//  2. the --config file (YAML or JSON; unknown fields are an error);
+//  3. flags given on the command line;
+//  4. for serve, the config a client sends in initialize.
+type configFlags struct {
+	root, file, cwd string
+	tools           string
+	readOnly        bool
+}
+
+func (c *configFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.root, "root", "", "root `DIR` every tool is confined to (default: the working directory)")
+	fs.StringVar(&c.file, "config", "", "read the configuration from `FILE` (YAML or JSON)")
+	fs.StringVar(&c.cwd, "cwd", "", "working directory for relative paths, relative to the root")
+	fs.StringVar(&c.tools, "tools", "", "comma-separated `NAMES` of the tools to enable")
+	fs.BoolVar(&c.readOnly, "read-only", false, "enable only the reading tools")
+}
+
+// load builds the configuration from the file and flags.
+func (c *configFlags) load() (schema.Config, error) {
+	var cfg schema.Config
+	if c.file != "" {
+		var err error
+		if cfg, err = readConfigFile(c.file); err != nil {
+			return cfg, err
+		}
+		if cfg.RootDir != "" && !filepath.IsAbs(cfg.RootDir) {
+			// A root in a config file is relative to the file, not to wherever fsbox was started.
+			cfg.RootDir = filepath.Join(filepath.Dir(c.file), cfg.RootDir)
+		}
+	}
+	var flags schema.Config
+	flags.RootDir, flags.Cwd, flags.ReadOnly = c.root, c.cwd, c.readOnly
+	if c.tools != "" {
+		flags.Tools = strings.Split(c.tools, ",")
+	}
+	return server.Merge(cfg, flags), nil
+}
+
+func readConfigFile(name string) (schema.Config, error) {
+	var cfg schema.Config
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return cfg, fmt.Errorf("reading config: %w", err)
+	}
+	if ext := strings.ToLower(filepath.Ext(name)); ext == ".yaml" || ext == ".yml" {
+		var v any
+		if err := yaml.Unmarshal(data, &v); err != nil {
+			return cfg, fmt.Errorf("config %s: %w", name, err)
+		}
+		if data, err = json.Marshal(v); err != nil {
+			return cfg, fmt.Errorf("config %s: %w", name, err)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", name, err)
+	}
+	return cfg, nil
+}

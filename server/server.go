@@ -1,0 +1,208 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsbox/fsbox/engine"
+	"github.com/fsbox/fsbox/rpc"
+	"github.com/fsbox/fsbox/schema"
+)
+
+// Options configure a [Server].
+type Options struct {
+	// DefaultRoot is the root used when the config names none (the --root flag); "" means the
+	// process's working directory.
+	DefaultRoot string
+	// Config is the server's own configuration (--config file and flags); initialize overrides it.
+	Config schema.Config
+	// MaxMessageBytes bounds one incoming line; 0 means the rpc default (16 MiB).
+	MaxMessageBytes int
+	// Version is reported in server_info.
+	Version string
+	// Logf receives diagnostics; nil writes them to stderr.
+	Logf func(format string, args ...any)
+}
+
+// Server serves fsbox sessions. It is safe to call Serve concurrently; each call is one session.
+type Server struct {
+	opts Options
+}
+
+// New returns a server with the given options.
+func New(opts Options) *Server {
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &Server{opts: opts}
+}
+
+// Serve runs one session: it reads requests from r and writes responses and notifications to w
+// until EOF, shutdown, or ctx is done. It returns nil on a clean end.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	sess := &session{srv: s}
+	defer sess.close()
+	return rpc.Serve(ctx, r, w, rpc.HandlerFunc(sess.handle), rpc.Options{
+		MaxMessageBytes: s.opts.MaxMessageBytes,
+		// Until the session is initialized every request is handled in arrival order, so a request
+		// that arrived before initialize is refused even if initialize completes first; after it,
+		// only initialize and shutdown keep that order.
+		Inline: func(method string) bool {
+			return method == "initialize" || method == "shutdown" || !sess.initialized.Load()
+		},
+		Logf: s.opts.Logf,
+	})
+}
+
+// session is the state of one connection.
+type session struct {
+	srv *Server
+
+	initialized atomic.Bool // set once eng is; read on the rpc read loop
+
+	mu   sync.Mutex // guards eng and caps
+	eng  *engine.Engine
+	caps schema.ClientCapabilities
+}
+
+func (s *session) engine() (*engine.Engine, schema.ClientCapabilities) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.eng, s.caps
+}
+
+func (s *session) close() {
+	if eng, _ := s.engine(); eng != nil {
+		eng.Close()
+	}
+}
+
+func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (any, error) {
+	if req.Method == "initialize" {
+		return s.initialize(req)
+	}
+	eng, caps := s.engine()
+	if eng == nil {
+		if req.Notif {
+			return nil, nil
+		}
+		return nil, &rpc.Error{Code: schema.CodeFatal, Message: "The session is not initialized: send initialize first.",
+			Data: schema.ErrorData{Kind: "not_initialized"}}
+	}
+	switch req.Method {
+	case "tools/list":
+		tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
+		if err != nil {
+			return nil, internalError(err)
+		}
+		return schema.ToolsListResult{Tools: tools}, nil
+	case "tools/call":
+		return s.call(ctx, c, eng, caps, req.Params)
+	case "schema":
+		return json.RawMessage(schema.Bundle), nil
+	case "shutdown":
+		c.Shutdown()
+		return nil, nil
+	}
+	if req.Notif {
+		return nil, nil
+	}
+	return nil, &rpc.Error{Code: schema.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)}
+}
+
+func (s *session) initialize(req *rpc.Request) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng != nil {
+		return nil, &rpc.Error{Code: schema.CodeInvalidRequest, Message: "the session is already initialized"}
+	}
+	var p schema.InitializeParams
+	if len(req.Params) > 0 {
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, invalidParams("initialize params: " + err.Error())
+		}
+	}
+	if major, _, _ := strings.Cut(p.ProtocolVersion, "."); major != schema.ProtocolVersion {
+		return nil, &rpc.Error{Code: schema.CodeInvalidParams,
+			Message: fmt.Sprintf("unsupported protocol_version %q; this server speaks %q", p.ProtocolVersion, schema.ProtocolVersion),
+			Data:    schema.ErrorData{Kind: "invalid_arguments", Supported: []string{schema.ProtocolVersion}}}
+	}
+	cfg := s.srv.opts.Config
+	if p.Config != nil {
+		cfg = Merge(cfg, *p.Config)
+	}
+	eng, err := engine.New(cfg, engine.Options{DefaultRoot: s.srv.opts.DefaultRoot})
+	if err != nil {
+		var ee *engine.Error
+		if errors.As(err, &ee) {
+			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: ee.Msg, Data: schema.ErrorData{Kind: ee.Kind, Path: ee.Path}}
+		}
+		return nil, invalidParams(err.Error())
+	}
+	tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
+	if err != nil {
+		eng.Close()
+		return nil, internalError(err)
+	}
+	s.eng = eng
+	if p.Capabilities != nil {
+		s.caps = *p.Capabilities
+	}
+	s.initialized.Store(true)
+	return schema.InitializeResult{
+		ProtocolVersion: schema.ProtocolVersion,
+		ServerInfo:      schema.Implementation{Name: "fsbox", Version: s.srv.opts.Version},
+		RootDir:         eng.RootDir(),
+		Cwd:             eng.Cwd(),
+		Tools:           tools,
+		SchemaHash:      schema.Hash(),
+	}, nil
+}
+
+func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, caps schema.ClientCapabilities, raw json.RawMessage) (any, error) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil || p.Name == "" {
+		return nil, invalidParams("tools/call needs params {name, arguments}")
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var h engine.Hooks
+	if caps.Events {
+		h.Event = func(ev any) {
+			if err := c.Notify(ctx, "event", ev); err != nil {
+				s.logf("sending event: %v", err)
+			}
+		}
+	}
+	if caps.ChangeRequests {
+		h.ChangeRequest = func(ctx context.Context, req *schema.FileChangeRequest) (bool, string, error) {
+			var res schema.ChangeRequestResult
+			if err := c.Call(ctx, "change_request", req, &res); err != nil {
+				return false, "", err
+			}
+			return res.Approve, res.Reason, nil
+		}
+	}
+	res, err := eng.Call(ctx, p.Name, args, h)
+	if err != nil {
+		return nil, toRPCError(ctx, err)
+	}
+	return res, nil
+}
+
+func (s *session) logf(format string, args ...any) {
+	if s.srv.opts.Logf != nil {
+		s.srv.opts.Logf(format, args...)
+	}
+}
