@@ -1,0 +1,313 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+// Engine serves the file tools inside one root directory. It is safe for concurrent use; calls
+// that change one file are serialised (see [Engine.Call]).
+type Engine struct {
+	cfg          schema.Config
+	root         *os.Root   // opened once in New; every I/O goes through it
+	rootDir      string     // resolved absolute root
+	rootPrefixes [][]string // components of rootDir and of the root as configured, for absolute paths
+	cwd          string     // root-relative, "." by default
+	tools        []string   // enabled tools in schema.Tools order
+	enabled      map[string]bool
+	hashes       bool
+	policy       *accessPolicy
+
+	maxReadLines     int
+	maxReadChars     int
+	maxListResults   int
+	maxSearchResults int
+	maxFindResults   int
+
+	locks pathLocks // per resolved path, for writes and edits
+}
+
+// Options are the host's settings that are not part of the wire Config.
+type Options struct {
+	// DefaultRoot is the root used when Config.RootDir is empty; "." when both are empty.
+	DefaultRoot string
+}
+
+// New resolves the root (cfg.RootDir, else opts.DefaultRoot, else "."), opens it, and validates
+// the configuration: positive limits, known tool names, known permission modes and operations,
+// valid patterns, cwd an existing directory inside the root. A bad configuration returns an
+// *Error of kind invalid_arguments whose message names the field.
+func New(cfg schema.Config, opts Options) (*Engine, error) {
+	given := cfg.RootDir
+	if given == "" {
+		given = opts.DefaultRoot
+	}
+	if given == "" {
+		given = "."
+	}
+	abs, err := filepath.Abs(given)
+	if err != nil {
+		return nil, configError("root_dir: cannot make %s absolute: %v", pyRepr(given), err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, configError("root_dir: %s does not exist or cannot be resolved", pyRepr(given))
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return nil, configError("root_dir: %s is not a directory", pyRepr(given))
+	}
+	e := &Engine{cfg: cfg, rootDir: real}
+	e.rootPrefixes = [][]string{splitPath(real)}
+	if abs != real {
+		e.rootPrefixes = append(e.rootPrefixes, splitPath(abs))
+	}
+	if err := e.setLimits(&cfg); err != nil {
+		return nil, err
+	}
+	if err := e.setTools(&cfg); err != nil {
+		return nil, err
+	}
+	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
+	var perr *Error
+	if e.policy, perr = newAccessPolicy(&cfg); perr != nil {
+		return nil, perr
+	}
+	if e.root, err = os.OpenRoot(real); err != nil {
+		return nil, configError("root_dir: cannot open %s: %v", pyRepr(given), err)
+	}
+	e.cwd = "."
+	if cfg.Cwd != "" && cfg.Cwd != "." {
+		r, rerr := e.resolve("new", cfg.Cwd)
+		if rerr != nil || !r.exists || !r.info.IsDir() {
+			e.root.Close()
+			reason := "is not an existing directory inside root_dir"
+			if rerr != nil && rerr.Kind == kindOutsideRoot {
+				reason = "is outside root_dir"
+			}
+			return nil, configError("cwd %s %s.", pyRepr(cfg.Cwd), reason)
+		}
+		e.cwd = r.rel
+	}
+	return e, nil
+}
+
+// setLimits validates and stores the limits of cfg.
+func (e *Engine) setLimits(cfg *schema.Config) *Error {
+	limits := []struct {
+		field string
+		v     *int
+		def   int
+		dst   *int
+	}{
+		{"max_read_lines", cfg.MaxReadLines, schema.DefaultMaxReadLines, &e.maxReadLines},
+		{"max_read_chars", cfg.MaxReadChars, schema.DefaultMaxReadChars, &e.maxReadChars},
+		{"max_list_results", cfg.MaxListResults, schema.DefaultMaxListResults, &e.maxListResults},
+		{"max_search_results", cfg.MaxSearchResults, schema.DefaultMaxSearchResults, &e.maxSearchResults},
+		{"max_find_results", cfg.MaxFindResults, schema.DefaultMaxFindResults, &e.maxFindResults},
+	}
+	for _, l := range limits {
+		*l.dst = l.def
+		if l.v == nil {
+			continue
+		}
+		if *l.v <= 0 {
+			return configError("%s must be a positive integer, got %d", l.field, *l.v)
+		}
+		*l.dst = *l.v
+	}
+	return nil
+}
+
+// setTools computes the enabled tool list from cfg.tools and cfg.read_only.
+func (e *Engine) setTools(cfg *schema.Config) *Error {
+	known := map[string]bool{}
+	var all []string
+	for _, t := range schema.Tools {
+		known[t.Name] = true
+		all = append(all, t.Name)
+	}
+	want := map[string]bool{}
+	if cfg.Tools == nil {
+		for _, t := range schema.Tools {
+			want[t.Name] = t.Default
+		}
+	} else {
+		var unknown []string
+		for _, n := range cfg.Tools {
+			if !known[n] {
+				unknown = append(unknown, n)
+			}
+			want[n] = true
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			unknown = slices.Compact(unknown)
+			return configError("tools: Unknown filesystem tools: %s. Available: %s.", strings.Join(unknown, ", "), strings.Join(all, ", "))
+		}
+	}
+	e.enabled = map[string]bool{}
+	for _, t := range schema.Tools {
+		if want[t.Name] && (!cfg.ReadOnly || t.ReadOnly) {
+			e.tools = append(e.tools, t.Name)
+			e.enabled[t.Name] = true
+		}
+	}
+	return nil
+}
+
+// RootDir returns the resolved absolute root. It is for the host; the model never sees it.
+func (e *Engine) RootDir() string { return e.rootDir }
+
+// Cwd returns the working directory for relative paths, root-relative ("." by default).
+func (e *Engine) Cwd() string { return e.cwd }
+
+// ToolNames returns the enabled tools in schema.Tools order, config.tools and read_only applied.
+func (e *Engine) ToolNames() []string { return slices.Clone(e.tools) }
+
+// ContentHashes reports whether hashes are shown to the model and expected_hash is accepted.
+func (e *Engine) ContentHashes() bool { return e.hashes }
+
+// Close releases the root. Calls in flight may fail afterwards.
+func (e *Engine) Close() error { return e.root.Close() }
+
+// Hooks connect one call to its client.
+type Hooks struct {
+	// Event receives *schema.FileReadEvent, *schema.FileWrittenEvent and the other event types,
+	// synchronously, before Call returns. Nil drops events.
+	Event func(ev any)
+	// ChangeRequest asks the client to approve a change before it touches disk. Nil means the
+	// client offered no change requests: changes then go ahead unasked, except those an interrupt
+	// permission rule covers, which fail with permission_denied. An error aborts the call with
+	// change_request_failed and nothing applied.
+	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (approve bool, reason string, err error)
+}
+
+// call is the state of one tool call, passed to every tool handler.
+type call struct {
+	ctx   context.Context
+	tool  string
+	hooks Hooks
+}
+
+// emit sends an event (one of the schema event types) to the host, if it listens.
+func (c *call) emit(ev any) {
+	if c.hooks.Event != nil {
+		c.hooks.Event(ev)
+	}
+}
+
+// base returns the EventBase of an event of kind about the root-relative path rel.
+func (e *Engine) base(c *call, kind, rel string) schema.EventBase {
+	return schema.EventBase{Kind: kind, Path: rel, RootDir: e.rootDir, Tool: c.tool}
+}
+
+// toolFunc runs one tool call on its raw arguments and returns a *schema.XxxResult.
+type toolFunc func(e *Engine, c *call, args json.RawMessage) (any, error)
+
+// toolTable maps tool names to handlers. Each tool file registers its handler in an init
+// function: register(schema.ToolListDirectory, tool((*Engine).listDirectory)).
+var toolTable = map[string]toolFunc{}
+
+// register adds a tool handler; registering a name twice panics.
+func register(name string, fn toolFunc) {
+	if _, dup := toolTable[name]; dup {
+		panic("engine: tool registered twice: " + name)
+	}
+	toolTable[name] = fn
+}
+
+// tool adapts a typed handler to a toolFunc: the raw arguments are decoded strictly into A (see
+// decodeArgs) before fn runs.
+func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc {
+	return func(e *Engine, c *call, raw json.RawMessage) (any, error) {
+		var a A
+		if err := decodeArgs(c.tool, raw, &a); err != nil {
+			return nil, err
+		}
+		return fn(e, c, &a)
+	}
+}
+
+// Call runs the named tool. The result is the tool's *schema.XxxResult; every error is an
+// *Error: unknown_tool for a name that is not enabled, invalid_arguments for arguments that do
+// not fit the tool's schema (unknown fields are named), and the kinds of PROTOCOL §3 otherwise.
+//
+// Events are delivered through h.Event before Call returns, and only for calls that succeed.
+// Writes, edits and directory creations are announced through h.ChangeRequest first when it is
+// set (reason "listener") or when an interrupt rule matches (reason "permission_rule"); a refusal
+// is a normal result with Cancelled set. Calls changing one resolved path are serialised.
+func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage, h Hooks) (res any, err error) {
+	fn, ok := toolTable[toolName]
+	if !ok || !e.enabled[toolName] {
+		return nil, errorf(toolName, "", kindUnknownTool, "Unknown tool %s. Available: %s.", pyRepr(toolName), strings.Join(e.tools, ", "))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = nil
+			err = &Error{Op: toolName, Kind: kindInternal, Msg: "Internal error in the file tools.",
+				Err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(toolName, err)
+	}
+	c := &call{ctx: ctx, tool: toolName, hooks: h}
+	res, err = fn(e, c, args)
+	if err != nil {
+		if _, ok := err.(*Error); !ok {
+			err = &Error{Op: toolName, Kind: kindInternal, Msg: "Internal error in the file tools.", Err: err}
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// cancelled is the error of a call whose context ended; errors.Is(err, context.Canceled) holds.
+func cancelled(op string, cause error) *Error {
+	return &Error{Op: op, Kind: kindInternal, Msg: "The call was cancelled.", Err: cause}
+}
+
+// pathLocks serialises changes per resolved root-relative path.
+type pathLocks struct {
+	mu sync.Mutex
+	m  map[string]*pathLock // guarded by mu
+}
+
+type pathLock struct {
+	mu   sync.Mutex
+	refs int // guarded by pathLocks.mu
+}
+
+// lock locks rel and returns the unlock function.
+func (l *pathLocks) lock(rel string) (unlock func()) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*pathLock{}
+	}
+	pl := l.m[rel]
+	if pl == nil {
+		pl = &pathLock{}
+		l.m[rel] = pl
+	}
+	pl.refs++
+	l.mu.Unlock()
+	pl.mu.Lock()
+	return func() {
+		pl.mu.Unlock()
+		l.mu.Lock()
+		pl.refs--
+		if pl.refs == 0 {
+			delete(l.m, rel)
+		}
+		l.mu.Unlock()
+	}
+}

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// binarySniffBytes is how much of a file decides whether it is binary: a NUL byte among the first
+// 8192 bytes (index 8191 counts, 8192 does not).
+const binarySniffBytes = 8192
+
+// hashHexDigits is the length of a content hash: the first 12 lowercase hex digits of SHA-256
+// over the file's raw bytes.
+const hashHexDigits = 12
+
+// openFlagsRead opens for reading without ever blocking (a FIFO swapped in after the check opens
+// at once and is refused by fstat) and without following a final symlink itself (os.Root follows
+// in-root links, which the identity check below catches).
+const openFlagsRead = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+
+// openRegular opens the regular file r names for reading and verifies, on the open descriptor,
+// that it is a regular file and the very file resolve saw (os.SameFile of fstat and the resolved
+// Lstat), so a component swapped after the check can neither block the call nor redirect it to a
+// different (say, denied) file in the root. Errors: not_found, not_a_file (a directory),
+// not_regular_file, changed_during_request, and the OS kinds.
+func (e *Engine) openRegular(op string, r *resolved) (*os.File, fs.FileInfo, *Error) {
+	if err := e.wantRegular(op, r); err != nil {
+		return nil, nil, err
+	}
+	f, err := e.root.OpenFile(r.rel, openFlagsRead, 0)
+	if err != nil {
+		return nil, nil, e.openError(op, r, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, osError(op, r.rel, r.spelling, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, errNotRegular(op, r)
+	}
+	if !sameFile(fi, r.info) {
+		f.Close()
+		return nil, nil, errChanged(op, r)
+	}
+	return f, fi, nil
+}
+
+// wantRegular checks, on the resolution, that r names an existing regular file.
+func (e *Engine) wantRegular(op string, r *resolved) *Error {
+	switch {
+	case !r.exists:
+		return errorf(op, r.rel, kindNotFound, "File not found: %s", r.spelling)
+	case r.info.IsDir():
+		return errorf(op, r.rel, kindNotAFile, "'%s' is a directory, not a file.", r.spelling)
+	case !r.info.Mode().IsRegular():
+		return errNotRegular(op, r)
+	case r.dirSlash:
+		return errorf(op, r.rel, kindNotADirectory, "Path %s ends in '/' but is a file, not a directory.", pyRepr(r.spelling))
+	}
+	return nil
+}
+
+// openDir opens the directory r names for reading its entries and verifies on the descriptor that
+// it is the directory resolve saw. Errors: not_found, not_a_directory, changed_during_request and
+// the OS kinds. Walkers use it for every directory they list.
+func (e *Engine) openDir(op string, r *resolved) (*os.File, *Error) {
+	if !r.exists {
+		return nil, errorf(op, r.rel, kindNotFound, "Path not found: %s", r.spelling)
+	}
+	if !r.info.IsDir() {
+		return nil, errorf(op, r.rel, kindNotADirectory, "Not a directory: %s", r.spelling)
+	}
+	f, err := e.root.OpenFile(r.rel, openFlagsRead|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, e.openError(op, r, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, osError(op, r.rel, r.spelling, err)
+	}
+	if !fi.IsDir() || !sameFile(fi, r.info) {
+		f.Close()
+		return nil, errChanged(op, r)
+	}
+	return f, nil
+}
+
+// openError maps an error of opening r: a swap the os.Root refused, or a path that vanished or
+// changed type, is changed_during_request; the rest go through osError.
+func (e *Engine) openError(op string, r *resolved, err error) *Error {
+	if isRootEscape(err) {
+		return errChanged(op, r)
+	}
+	switch {
+	case errorsIsErrno(err, syscall.ENOENT):
+		return errorf(op, r.rel, kindNotFound, "File not found: %s", r.spelling)
+	case errorsIsErrno(err, syscall.ELOOP), errorsIsErrno(err, syscall.ENOTDIR):
+		return errChanged(op, r)
+	case errorsIsErrno(err, syscall.ENXIO), errorsIsErrno(err, syscall.ENODEV):
+		return errNotRegular(op, r)
+	}
+	return osError(op, r.rel, r.spelling, err)
+}
+
+// errNotRegular is the error for a FIFO, socket or device.
+func errNotRegular(op string, r *resolved) *Error {
+	return errorf(op, r.rel, kindNotRegularFile, "Path %s exists and is not a regular file.", pyRepr(r.spelling))
+}
+
+// errChanged is the error for a path that changed between resolution and use.
+func errChanged(op string, r *resolved) *Error {
+	return errorf(op, r.rel, kindChanged, "Path %s changed while it was being used. Retry.", pyRepr(r.spelling))
+}
+
+// errorsIsErrno reports whether err wraps errno.
+func errorsIsErrno(err error, errno syscall.Errno) bool {
+	for err != nil {
+		if e, ok := err.(syscall.Errno); ok {
+			return e == errno
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+// hasNUL reports whether the sniffed prefix of a file (its first binarySniffBytes bytes or fewer)
+// contains a NUL byte, which makes the file binary.
+func hasNUL(prefix []byte) bool {
+	if len(prefix) > binarySniffBytes {
+		prefix = prefix[:binarySniffBytes]
+	}
+	return bytes.IndexByte(prefix, 0) >= 0
+}
+
+// newHash returns the hash state of a content hash.
+func newHash() hash.Hash { return sha256.New() }
+
+// shortHash returns the content hash (12 lowercase hex digits) of a finished hash state.
+func shortHash(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil))[:hashHexDigits] }
+
+// contentHash returns the content hash of b.
+func contentHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:hashHexDigits]
+}
+
+// parseExpectedHash normalises an expected_hash argument: an optional "hash:" prefix, surrounding
+// space and upper case are accepted. ok is false when what remains is not 12 hex digits.
+func parseExpectedHash(s string) (h string, ok bool) {
+	h = strings.ToLower(strings.TrimSpace(s))
+	h = strings.TrimPrefix(h, "hash:")
+	if len(h) != hashHexDigits {
+		return h, false
+	}
+	if _, err := hex.DecodeString(h); err != nil {
+		return h, false
+	}
+	return h, true
+}

@@ -1,0 +1,329 @@
+package engine
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// maxSymlinkHops bounds the symlinks one resolution may follow; Linux's MAXSYMLINKS is 40, and a
+// path needing more is treated as a loop (symlink_loop).
+const maxSymlinkHops = 40
+
+// resolved is a model path resolved inside the root. Every field is root-relative: "." is the
+// root, separators are "/", there is no leading "./" and no trailing "/".
+type resolved struct {
+	spelling string // the path as the model wrote it
+	// lexical is the spelling joined onto cwd and cleaned without following symlinks; "" when
+	// that lexical path leaves the root (patterns are then matched on rel only).
+	lexical string
+	rel     string      // the path with every symlink followed: what patterns and events use
+	exists  bool        // rel exists
+	info    fs.FileInfo // Lstat of rel when exists; never a symlink
+	// dirSlash reports whether the spelling ended in "/", which names a directory.
+	dirSlash bool
+}
+
+// resolve resolves the model's path against cwd inside the root, component by component with
+// Lstat and Readlink on the os.Root:
+//
+//  1. the empty path and paths with a NUL byte are invalid_path; "\" is an ordinary character on
+//     POSIX, so "C:\x" and "a\..\b" are single relative names;
+//  2. an absolute path must name the root (as configured or as resolved) or something below it,
+//     else outside_root; "/proc/self/root/..." is outside like any other foreign prefix;
+//  3. ".." is applied to the components resolved so far (never to a directory handle); going
+//     above the root is outside_root;
+//  4. a symlink is replaced by its target: relative targets continue from the link's directory,
+//     absolute targets must lie in the root (else outside_root) and continue from the root;
+//     more than maxSymlinkHops links is symlink_loop;
+//  5. once a component is missing the rest is applied lexically and exists is false, so a
+//     dangling in-root link resolves to its (missing) in-root target;
+//  6. a non-directory followed by further components is parent_not_directory.
+//
+// The result names no symlink at the time of the check. Later I/O goes through the os.Root, so a
+// component swapped for a symlink afterwards still cannot lead out of the root, and the openers
+// (openRegular, openParent) verify they reached the file resolve saw.
+func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
+	if spelling == "" {
+		return nil, errorf(op, "", kindInvalidPath, "Path must not be empty.")
+	}
+	if strings.IndexByte(spelling, 0) >= 0 {
+		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(spelling))
+	}
+	var comps []string
+	if strings.HasPrefix(spelling, "/") {
+		rest, ok := e.absToRel(spelling, true)
+		if !ok {
+			return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
+		}
+		comps = rest
+	} else {
+		comps = append(splitPath(e.cwd), splitPath(spelling)...)
+	}
+	r, err := e.walkComponents(op, spelling, comps)
+	if err != nil {
+		return nil, err
+	}
+	r.dirSlash = strings.HasSuffix(spelling, "/") || strings.HasSuffix(spelling, "/.")
+	return r, nil
+}
+
+// resolveRel resolves a root-relative path (for example a walk entry such as "src/a.go") the way
+// resolve resolves a model path, without joining it onto cwd. Its spelling is rel itself.
+func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
+	if strings.IndexByte(rel, 0) >= 0 {
+		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(rel))
+	}
+	return e.walkComponents(op, rel, splitPath(rel))
+}
+
+// walkComponents does the work of resolve on a root-relative component list.
+func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved, *Error) {
+	r := &resolved{spelling: spelling, lexical: lexicalClean(comps)}
+	done := make([]string, 0, len(comps))
+	todo := append([]string(nil), comps...)
+	exists := true
+	hops := 0
+	var last fs.FileInfo
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		if !exists {
+			done = append(done, c)
+			continue
+		}
+		cand := joinRel(append(done, c))
+		fi, err := e.root.Lstat(cand)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				exists = false
+				done = append(done, c)
+				continue
+			}
+			if errors.Is(err, syscall.ENOTDIR) {
+				return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
+			}
+			return nil, osError(op, cand, spelling, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			hops++
+			if hops > maxSymlinkHops {
+				return nil, errorf(op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(spelling))
+			}
+			target, err := e.root.Readlink(cand)
+			if err != nil {
+				return nil, osError(op, cand, spelling, err)
+			}
+			if target == "" {
+				exists = false
+				done = append(done, c)
+				continue
+			}
+			if strings.HasPrefix(target, "/") {
+				rest, ok := e.absToRel(target, false)
+				if !ok {
+					return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
+				}
+				done = done[:0]
+				todo = append(rest, todo...)
+			} else {
+				todo = append(splitPath(target), todo...)
+			}
+			continue
+		}
+		done = append(done, c)
+		last = fi
+		if !fi.IsDir() && hasMoreComponents(todo) {
+			return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
+		}
+	}
+	r.rel = joinRel(done)
+	r.exists = exists
+	if exists {
+		if last == nil || len(done) == 0 {
+			fi, err := e.root.Lstat(".")
+			if err != nil {
+				return nil, osError(op, ".", spelling, err)
+			}
+			last = fi
+		}
+		r.info = last
+	}
+	return r, nil
+}
+
+// absToRel maps an absolute path onto root-relative components when it names the root (as
+// resolved, or as configured before its symlinks were resolved) or something below it. With
+// lenient set (model paths) a path whose raw components do not start with the root is also
+// tried after lexical cleaning, so "/work/../work/root/a" works; symlink targets get no such
+// courtesy because the OS would resolve their ".." against real directories outside the root.
+func (e *Engine) absToRel(p string, lenient bool) ([]string, bool) {
+	for _, base := range e.rootPrefixes {
+		if rest, ok := cutComponents(splitPath(p), base); ok {
+			return rest, true
+		}
+	}
+	if lenient {
+		clean := splitPath(path.Clean(p))
+		for _, base := range e.rootPrefixes {
+			if rest, ok := cutComponents(clean, base); ok {
+				return rest, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// cutComponents returns comps without the leading base components, if comps starts with them
+// (with no ".." among the matched ones).
+func cutComponents(comps, base []string) ([]string, bool) {
+	if len(comps) < len(base) {
+		return nil, false
+	}
+	for i, b := range base {
+		if comps[i] != b {
+			return nil, false
+		}
+	}
+	return comps[len(base):], true
+}
+
+// splitPath splits p on "/" dropping empty and "." components; ".." is kept.
+func splitPath(p string) []string {
+	parts := strings.Split(p, "/")
+	out := parts[:0]
+	for _, s := range parts {
+		if s != "" && s != "." {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinRel joins root-relative components; no components is the root ".".
+func joinRel(comps []string) string {
+	if len(comps) == 0 {
+		return "."
+	}
+	return strings.Join(comps, "/")
+}
+
+// lexicalClean applies ".." to comps without looking at the disk; "" when it leaves the root.
+func lexicalClean(comps []string) string {
+	out := make([]string, 0, len(comps))
+	for _, c := range comps {
+		switch c {
+		case "", ".":
+		case "..":
+			if len(out) == 0 {
+				return ""
+			}
+			out = out[:len(out)-1]
+		default:
+			out = append(out, c)
+		}
+	}
+	return joinRel(out)
+}
+
+// hasMoreComponents reports whether todo still names something below the current component.
+func hasMoreComponents(todo []string) bool {
+	for _, c := range todo {
+		if c != "" && c != "." {
+			return true
+		}
+	}
+	return false
+}
+
+// parentRel returns the root-relative parent of rel and rel's last name; the root's parent is
+// the root itself.
+func parentRel(rel string) (dir, name string) {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		if rel == "." {
+			return ".", "."
+		}
+		return ".", rel
+	}
+	return rel[:i], rel[i+1:]
+}
+
+// ancestors returns the proper ancestors of rel, outermost first ("a", "a/b" for "a/b/c").
+func ancestors(rel string) []string {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' {
+			out = append(out, rel[:i])
+		}
+	}
+	return out
+}
+
+// display turns a root-relative path into the path results show: relative to cwd, with ".."
+// segments for paths inside the root but outside cwd, "." for cwd itself.
+func (e *Engine) display(rel string) string {
+	if e.cwd == "." {
+		return rel
+	}
+	if rel == e.cwd {
+		return "."
+	}
+	if strings.HasPrefix(rel, e.cwd+"/") {
+		return rel[len(e.cwd)+1:]
+	}
+	cwd := splitPath(e.cwd)
+	target := splitPath(rel)
+	i := 0
+	for i < len(cwd) && i < len(target) && cwd[i] == target[i] {
+		i++
+	}
+	parts := make([]string, 0, len(cwd)-i+len(target)-i)
+	for range cwd[i:] {
+		parts = append(parts, "..")
+	}
+	parts = append(parts, target[i:]...)
+	return strings.Join(parts, "/")
+}
+
+// displayOf is the path a result shows for r: the model's names (the lexical path) when they stay
+// in the root, else the resolved path; relative to cwd either way.
+func (e *Engine) displayOf(r *resolved) string {
+	if r.lexical != "" {
+		return e.display(r.lexical)
+	}
+	return e.display(r.rel)
+}
+
+// hostToModel rewrites a host path for model-facing text: inside the root it becomes
+// root-relative, anything else absolute is outsidePlaceholder, relative names stay as they are.
+func (e *Engine) hostToModel(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return p
+	}
+	for _, base := range e.rootPrefixes {
+		if rest, ok := cutComponents(splitPath(path.Clean(p)), base); ok {
+			return joinRel(rest)
+		}
+	}
+	return outsidePlaceholder
+}
+
+// sameFile reports whether two FileInfos from os.Root describe the same inode.
+func sameFile(a, b fs.FileInfo) bool { return a != nil && b != nil && os.SameFile(a, b) }
