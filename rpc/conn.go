@@ -105,13 +105,15 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 	c.s = &stream{
 		conn:    c,
 		lines:   newLineReader(r, max),
-		replyTo: make(map[uint64]json.RawMessage),
+		replyTo: make(map[uint64]reply),
 		calls:   make(map[string]bool),
 		w:       w,
 		closed:  make(chan struct{}),
+		ready:   make(chan struct{}),
 	}
 	// The library closes itself when this context ends; Serve closes it explicitly instead.
 	c.jc = jsonrpc2.NewConn(context.WithoutCancel(ctx), c.s, dispatcher{c}, jsonrpc2.SetLogger(logger(c.logf)))
+	close(c.s.ready)
 	return c
 }
 
@@ -180,50 +182,51 @@ func (c *Conn) call(ctx context.Context, req *Request) (result any, err error) {
 
 // reply writes the response to in. cancelled reports whether $/cancel_request named it.
 func (c *Conn) reply(in *incoming, result any, err error, cancelled bool) {
-	resp := &jsonrpc2.Response{ID: jsonrpc2.ID{Num: in.key}}
+	if c.isClosing() {
+		return // nothing can be written; the handler's error is only the closing's echo
+	}
+	var body []byte
 	if err == nil {
-		raw, merr := json.Marshal(result)
+		raw, merr := encode(result)
 		if merr != nil {
 			err = fmt.Errorf("encoding result: %w", merr)
 		} else {
-			resp.Result = (*json.RawMessage)(&raw)
+			body = append([]byte(`"result":`), raw...)
 		}
 	}
 	if err != nil {
-		resp.Error = c.wireError(in.msg.method, err, cancelled)
+		body = errorBody(c.wireError(in.msg.method, err, cancelled))
 	}
-	c.s.expectReply(in.key, in.msg.id)
+	c.s.expectReply(in.key, reply{id: in.msg.id, body: body})
+	placeholder := json.RawMessage("null")
+	resp := &jsonrpc2.Response{ID: jsonrpc2.ID{Num: in.key}, Result: &placeholder}
 	if err := c.jc.SendResponse(context.Background(), resp); err != nil {
-		c.s.takeReplyTo(in.key)
-		if !errors.Is(err, jsonrpc2.ErrClosed) && !errors.Is(err, ErrClosed) {
+		c.s.takeReply(in.key)
+		if !c.isClosing() { // a failed write closes the connection: the peer is gone, quietly
 			c.logf("rpc: %s: writing response: %v", in.msg.method, err)
 		}
 	}
 }
 
-// wireError maps a handler's error to the error object sent: see rule 7 of the package documentation.
-func (c *Conn) wireError(method string, err error, cancelled bool) *jsonrpc2.Error {
+// wireError maps a handler's error to the error object sent: see rules 3 to 5 of "Handling" in
+// the package documentation. The result always encodes.
+func (c *Conn) wireError(method string, err error, cancelled bool) *Error {
 	var e *Error
 	switch {
 	case cancelled:
-		return &jsonrpc2.Error{Code: CodeRequestCancelled, Message: msgCancelled}
+		return &Error{Code: CodeRequestCancelled, Message: msgCancelled}
 	case !errors.As(err, &e):
 		c.logf("rpc: %s: %v", method, err)
-		return &jsonrpc2.Error{Code: CodeInternalError, Message: msgInternal}
+		return &Error{Code: CodeInternalError, Message: msgInternal}
 	case e.Code == 0:
 		c.logf("rpc: %s: error with code 0: %v", method, err)
-		return &jsonrpc2.Error{Code: CodeInternalError, Message: msgInternal}
+		return &Error{Code: CodeInternalError, Message: msgInternal}
 	}
-	out := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
-	if e.Data != nil {
-		data, merr := json.Marshal(e.Data)
-		if merr != nil {
-			c.logf("rpc: %s: encoding error data: %v", method, merr)
-			return &jsonrpc2.Error{Code: CodeInternalError, Message: msgInternal}
-		}
-		out.Data = (*json.RawMessage)(&data)
+	if _, merr := encode(e); merr != nil {
+		c.logf("rpc: %s: encoding error data: %v", method, merr)
+		return &Error{Code: CodeInternalError, Message: msgInternal}
 	}
-	return out
+	return e
 }
 
 // register records a running request under its id as sent.
@@ -311,6 +314,15 @@ func (c *Conn) signalIdle() {
 	}
 }
 
+func (c *Conn) isClosing() bool {
+	select {
+	case <-c.closing:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *Conn) stopped() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -366,10 +378,10 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	switch {
 	case err == nil:
 		return nil
+	case c.calls.Err() != nil, errors.Is(err, jsonrpc2.ErrClosed):
+		return ErrClosed // also when ctx ended with the connection: the more useful answer
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case c.calls.Err() != nil, errors.Is(err, jsonrpc2.ErrClosed):
-		return ErrClosed
 	case errors.As(err, &je):
 		e := &Error{Code: je.Code, Message: je.Message}
 		if je.Data != nil {

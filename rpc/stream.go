@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,27 +15,36 @@ import (
 // validates input, answers malformed input itself, and hands the library only messages the library
 // can represent, keyed by internal ids. On output it maps those ids back to the ones the client sent.
 //
-// Incoming requests reach the library as {"id":<key>,"method":...}, where key is a uint64 the
-// stream allocates; the id as sent and the params stay here (pending) and are picked up by the
-// dispatcher. When the library writes the response for <key>, WriteObject looks the client's id
-// up in replyTo. Server→client calls use string ids "srv-<n>", a namespace apart from the keys
-// (which only ever appear in responses we write, never in requests).
+// The library carries keys; the payloads stay here. Incoming requests reach the library as
+// {"id":<key>,"method":...}, where key is a uint64 the stream allocates; the id as sent and the
+// params are handed to the dispatcher beside it. The dispatcher answers through the library with
+// a placeholder result for <key>, having left the client's id and the encoded result or error in
+// replyTo; WriteObject puts them in place. (Left to the library, a result would be marshalled
+// three times over and HTML-escaped.) Server→client calls use string ids "srv-<n>", a namespace
+// apart from the keys, which only ever appear in responses we write, never in requests.
 type stream struct {
 	conn  *Conn
-	lines *lineReader // read loop only
-	key   uint64      // read loop only: the last key handed out
-	next  *incoming   // read loop only: handed from ReadObject to the dispatcher
+	lines *lineReader   // read loop only
+	key   uint64        // read loop only: the last key handed out
+	next  *incoming     // read loop only: handed from ReadObject to the dispatcher
+	ready chan struct{} // closed once conn is fully built; the library starts reading before that
 
 	mu      sync.Mutex
-	replyTo map[uint64]json.RawMessage // guarded by mu: key → id as sent, for responses being written
-	calls   map[string]bool            // guarded by mu: ids of our calls awaiting a reply
-	callSeq uint64                     // guarded by mu
+	replyTo map[uint64]reply // guarded by mu: responses the library is about to write, by key
+	calls   map[string]bool  // guarded by mu: ids of our calls awaiting a reply
+	callSeq uint64           // guarded by mu
 
 	wmu    sync.Mutex // serialises writes to w: library sends and the read loop's own error replies
 	w      io.Writer
 	werr   error         // guarded by wmu: the first write error, after which nothing is written
 	closed chan struct{} // closed by Close
 	once   sync.Once
+}
+
+// reply is a response waiting for the library to write it.
+type reply struct {
+	id   json.RawMessage // as the client sent it
+	body []byte          // `"result":…` or `"error":…`, encoded without HTML escaping
 }
 
 // incoming is a request or notification between ReadObject and the dispatcher.
@@ -50,6 +60,7 @@ var _ jsonrpc2.ObjectStream = (*stream)(nil)
 // connection and blocks until Serve has drained it, so that the library does not close the
 // connection while handlers still have replies to write.
 func (s *stream) ReadObject(v any) error {
+	<-s.ready
 	for {
 		if s.conn.stopped() {
 			return s.endInput(nil)
@@ -173,19 +184,19 @@ func (s *stream) takeCall(id string) bool {
 	return ok
 }
 
-// expectReply records the client's id for the response the library is about to write for key.
-func (s *stream) expectReply(key uint64, id json.RawMessage) {
+// expectReply records the response the library is about to write for key.
+func (s *stream) expectReply(key uint64, r reply) {
 	s.mu.Lock()
-	s.replyTo[key] = id
+	s.replyTo[key] = r
 	s.mu.Unlock()
 }
 
-func (s *stream) takeReplyTo(key uint64) (json.RawMessage, bool) {
+func (s *stream) takeReply(key uint64) (reply, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, ok := s.replyTo[key]
+	r, ok := s.replyTo[key]
 	delete(s.replyTo, key)
-	return id, ok
+	return r, ok
 }
 
 // outgoing is the shape of everything the library writes, as it marshals it.
@@ -193,12 +204,11 @@ type outgoing struct {
 	ID     json.RawMessage `json:"id"`
 	Method json.RawMessage `json:"method"`
 	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
 }
 
 // WriteObject implements jsonrpc2.ObjectStream. It rewrites what the library marshals into our
-// canonical line: "jsonrpc" first, the client's id restored, no HTML escaping.
+// canonical line: "jsonrpc" first, the client's id and our encoding of the result restored, no
+// HTML escaping.
 func (s *stream) WriteObject(obj any) error {
 	b, err := json.Marshal(obj)
 	if err != nil {
@@ -208,30 +218,54 @@ func (s *stream) WriteObject(obj any) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	line := make([]byte, 0, len(b)+32)
-	line = append(line, `{"jsonrpc":"2.0"`...)
-	if m.Method != nil { // a call or notification of ours
-		if m.ID != nil {
-			line = append(append(line, `,"id":`...), m.ID...)
-		}
-		line = appendUnescapedHTML(append(line, `,"method":`...), m.Method)
-		if m.Params != nil {
-			line = appendUnescapedHTML(append(line, `,"params":`...), m.Params)
-		}
-	} else {
+	if m.Method == nil { // a response: a placeholder for one in replyTo
 		key, err := strconv.ParseUint(string(m.ID), 10, 64)
-		id, ok := s.takeReplyTo(key)
+		r, ok := s.takeReply(key)
 		if err != nil || !ok {
 			return fmt.Errorf("rpc: writing response: unknown internal id %s", m.ID)
 		}
-		line = append(append(line, `,"id":`...), id...)
-		if m.Error != nil {
-			line = appendUnescapedHTML(append(line, `,"error":`...), m.Error)
-		} else {
-			line = appendUnescapedHTML(append(line, `,"result":`...), m.Result)
-		}
+		return s.write(responseLine(r))
+	}
+	// A call or notification of ours.
+	line := make([]byte, 0, len(b)+32)
+	line = append(line, `{"jsonrpc":"2.0"`...)
+	if m.ID != nil {
+		line = append(append(line, `,"id":`...), m.ID...)
+	}
+	line = appendUnescapedHTML(append(line, `,"method":`...), m.Method)
+	if m.Params != nil {
+		line = appendUnescapedHTML(append(line, `,"params":`...), m.Params)
 	}
 	return s.write(append(line, '}', '\n'))
+}
+
+// responseLine is the line for r. The id goes in as sent; only the body is unescaped, since an
+// id spelled with \u003c must come back spelled so.
+func responseLine(r reply) []byte {
+	line := make([]byte, 0, len(r.id)+len(r.body)+32)
+	line = append(append(line, `{"jsonrpc":"2.0","id":`...), r.id...)
+	line = appendUnescapedHTML(append(line, ','), r.body)
+	return append(line, '}', '\n')
+}
+
+// errorBody is the body of a reply carrying e, which must encode (its Data is nil or encodable).
+func errorBody(e *Error) []byte {
+	b, err := encode(e)
+	if err != nil {
+		b, _ = encode(&Error{Code: CodeInternalError, Message: msgInternal})
+	}
+	return append([]byte(`"error":`), b...)
+}
+
+// encode marshals v without HTML escaping and without the Encoder's trailing newline.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // writeError writes an error reply of our own, to id (nil for "id": null).
@@ -239,10 +273,7 @@ func (s *stream) writeError(id json.RawMessage, e *Error) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	body, _ := json.Marshal(e) // the read loop's own errors: a code and a fixed message
-	line := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	line = appendUnescapedHTML(append(line, `,"error":`...), body)
-	s.write(append(line, '}', '\n'))
+	s.write(responseLine(reply{id: id, body: errorBody(e)}))
 }
 
 // write writes one complete line. After the first failure nothing more is written, and the
