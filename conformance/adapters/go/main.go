@@ -1,0 +1,254 @@
+// Command go is the Go binding's conformance adapter: `fsbox conformance run --target binding:go`
+// builds it and sends it one NDJSON op per line on stdin (start, call, stop), and it answers each
+// with one line on stdout after executing it through package fsboxclient. Tool calls go through the
+// typed methods (the table in dispatch_gen.go is generated from the schema); a tool without one,
+// or arguments its typed parameters cannot represent exactly (an unknown field, a wrong type, a
+// missing required field), go through Client.Call, so the server's own verdict comes back.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sync"
+
+	"github.com/fsbox/fsbox/sdks/go/fsboxclient"
+)
+
+// handler executes one call of a tool through its typed method.
+type handler func(ctx context.Context, c *fsboxclient.Client, args json.RawMessage) (any, error)
+
+// errUntyped says the typed parameters cannot carry the arguments as sent.
+var errUntyped = errors.New("arguments not representable by the typed parameters")
+
+// typed adapts a typed method of Client, given as a method expression, to a handler.
+func typed[P, R any](method func(*fsboxclient.Client, context.Context, P) (*R, error)) handler {
+	return func(ctx context.Context, c *fsboxclient.Client, args json.RawMessage) (any, error) {
+		var p P
+		if !decodeExact(args, &p) {
+			return nil, errUntyped
+		}
+		return method(c, ctx, p)
+	}
+}
+
+// decodeExact decodes raw into v and reports whether encoding v gives back the same JSON value.
+func decodeExact(raw json.RawMessage, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if dec.Decode(v) != nil {
+		return false
+	}
+	back, err := json.Marshal(v)
+	return err == nil && sameJSON(raw, back)
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return unmarshalNumbers(a, &x) == nil && unmarshalNumbers(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+func unmarshalNumbers(b []byte, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// op is one line from the runner.
+type op struct {
+	Op             string          `json:"op"`
+	Binary         string          `json:"binary"`
+	RootDir        string          `json:"root_dir"`
+	Config         json.RawMessage `json:"config"`
+	Events         bool            `json:"events"`
+	ChangeRequests bool            `json:"change_requests"`
+	Tool           string          `json:"tool"`
+	Arguments      json.RawMessage `json:"arguments"`
+	ChangeAnswers  []answer        `json:"change_answers"`
+}
+
+type answer struct {
+	Approve bool   `json:"approve"`
+	Reason  string `json:"reason"`
+}
+
+// adapter holds the session and what the callbacks recorded during the current call.
+type adapter struct {
+	client *fsboxclient.Client
+
+	mu             sync.Mutex // guards the fields below, written by the client's callbacks
+	events         []json.RawMessage
+	changeRequests []json.RawMessage
+	answers        []answer
+}
+
+func main() {
+	a := &adapter{}
+	in := bufio.NewReader(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var o op
+			var resp map[string]any
+			if jerr := json.Unmarshal(line, &o); jerr != nil {
+				resp = map[string]any{"ok": false, "skipped": "op is not JSON: " + jerr.Error()}
+			} else {
+				resp = a.do(o)
+			}
+			if eerr := out.Encode(resp); eerr != nil {
+				fmt.Fprintln(os.Stderr, "adapter:", eerr)
+				os.Exit(1)
+			}
+			if o.Op == "stop" {
+				return
+			}
+		}
+		if err != nil {
+			a.stop()
+			return
+		}
+	}
+}
+
+func (a *adapter) do(o op) map[string]any {
+	switch o.Op {
+	case "start":
+		return a.start(o)
+	case "call":
+		if a.client == nil {
+			return map[string]any{"ok": false, "skipped": "call before start"}
+		}
+		return a.call(o)
+	case "stop":
+		a.stop()
+		return map[string]any{"ok": true}
+	}
+	return map[string]any{"ok": false, "skipped": fmt.Sprintf("unknown op %q", o.Op)}
+}
+
+func (a *adapter) start(o op) map[string]any {
+	if a.client != nil {
+		return map[string]any{"ok": false, "skipped": "a session is already running"}
+	}
+	opts := fsboxclient.Options{Binary: o.Binary, RootDir: o.RootDir}
+	if len(o.Config) > 0 && string(o.Config) != "null" {
+		opts.Config = new(fsboxclient.Config)
+		if !decodeExact(o.Config, opts.Config) {
+			return map[string]any{"ok": false, "skipped": "config not representable by fsboxclient.Config: " + string(o.Config)}
+		}
+	}
+	if o.Events {
+		opts.OnEvent = a.onEvent
+	}
+	if o.ChangeRequests {
+		opts.OnChangeRequest = a.onChangeRequest
+	}
+	c, err := fsboxclient.Start(context.Background(), opts)
+	if err != nil {
+		return map[string]any{"ok": false, "error": errorJSON(err)}
+	}
+	a.client = c
+	s := c.Session()
+	names := []string{}
+	for _, t := range s.Tools {
+		names = append(names, t.Name)
+	}
+	return map[string]any{"ok": true, "initialize": map[string]any{
+		"root_dir": s.RootDir, "cwd": s.Cwd, "tools": names, "schema_hash": s.SchemaHash,
+	}}
+}
+
+func (a *adapter) call(o op) map[string]any {
+	a.mu.Lock()
+	a.events, a.changeRequests, a.answers = nil, nil, o.ChangeAnswers
+	a.mu.Unlock()
+	args := o.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	ctx := context.Background()
+	var result any
+	err := errUntyped
+	if h, ok := dispatch[o.Tool]; ok {
+		result, err = h(ctx, a.client, args)
+	}
+	if errors.Is(err, errUntyped) {
+		result, err = a.client.Call(ctx, o.Tool, args)
+	}
+	a.mu.Lock()
+	resp := map[string]any{"events": nonNil(a.events), "change_requests": nonNil(a.changeRequests)}
+	a.mu.Unlock()
+	if err != nil {
+		resp["ok"], resp["error"] = false, errorJSON(err)
+		return resp
+	}
+	resp["ok"], resp["result"] = true, result
+	return resp
+}
+
+func nonNil(l []json.RawMessage) []json.RawMessage {
+	if l == nil {
+		return []json.RawMessage{}
+	}
+	return l
+}
+
+func (a *adapter) onEvent(e fsboxclient.Event) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"adapter_error": err.Error()})
+	}
+	a.mu.Lock()
+	a.events = append(a.events, b)
+	a.mu.Unlock()
+}
+
+// onChangeRequest records the request and answers with the next scripted answer, approving when
+// they run out.
+func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequest) error {
+	b, _ := json.Marshal(req.FileChangeRequest)
+	a.mu.Lock()
+	a.changeRequests = append(a.changeRequests, b)
+	ans := answer{Approve: true}
+	if len(a.answers) > 0 {
+		ans, a.answers = a.answers[0], a.answers[1:]
+	}
+	a.mu.Unlock()
+	if ans.Approve {
+		return nil
+	}
+	return req.Cancel(ans.Reason)
+}
+
+func (a *adapter) stop() {
+	if a.client != nil {
+		a.client.Close()
+		a.client = nil
+	}
+}
+
+// errorJSON flattens an error for the runner: *fsboxclient.Error field by field, anything else as
+// a message.
+func errorJSON(err error) map[string]any {
+	var fe *fsboxclient.Error
+	if !errors.As(err, &fe) {
+		return map[string]any{"message": err.Error()}
+	}
+	m := map[string]any{"code": fe.Code, "message": fe.Message, "retry": fe.Retry}
+	if fe.Kind != "" {
+		m["kind"] = fe.Kind
+	}
+	if fe.Path != "" {
+		m["path"] = fe.Path
+	}
+	if len(fe.Data) > 0 {
+		m["data"] = fe.Data
+	}
+	return m
+}

@@ -1,0 +1,209 @@
+// Package fsboxclient is the Go client of fsbox: it starts an fsbox server as a child process and
+// calls its sandboxed file tools over JSON-RPC 2.0 on the child's stdin and stdout.
+//
+//	c, err := fsboxclient.Start(ctx, fsboxclient.Options{RootDir: "/srv/workspace"})
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//	r, err := c.ReadFile(ctx, fsboxclient.ReadFileParams{Path: "a.txt", Limit: new(20)})
+//	var fe *fsboxclient.Error
+//	if errors.As(err, &fe) && fe.Kind == fsboxclient.KindNotFound {
+//		…
+//	}
+//
+// The types and the one method per tool (types_gen.go, client_gen.go) are generated from
+// schema/fsbox.schema.json by `fsbox gen`; this file and transport.go are written by hand.
+//
+// Optional fields are pointers (new(20) sets one), so an absent field is never confused with a
+// zero one; optional lists are nil when absent.
+package fsboxclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+)
+
+// Options configures Start. Every field is optional.
+type Options struct {
+	// Binary is the fsbox executable. Empty: $FSBOX_BIN, then fsbox on $PATH.
+	Binary string
+	// RootDir is the directory every tool is confined to; it overrides Config.RootDir. Empty: the
+	// server's default (its working directory).
+	RootDir string
+	// Config is sent in initialize and overrides the server's defaults.
+	Config *Config
+	// OnEvent receives every event the server sends (capabilities.events is requested only when it
+	// is set). It runs on the connection's reader, before the response of the call that caused the
+	// event is delivered, so it must return quickly and must not call the client; hand work off to
+	// a goroutine if needed.
+	OnEvent func(Event)
+	// OnChangeRequest is asked before a change touches disk (capabilities.change_requests is
+	// requested only when it is set). Return nil to approve, req.Cancel(reason) to refuse (the call
+	// then returns a normal result with Cancelled set), or any other error to fail: the server
+	// then aborts the call with a fatal change_request_failed error. It runs on its own goroutine
+	// and may call the client; ctx is cancelled when the client closes.
+	OnChangeRequest func(ctx context.Context, req *ChangeRequest) error
+	// Stderr receives the server's stderr. Nil: os.Stderr. Its last lines are also kept for the
+	// error returned when the server exits unexpectedly.
+	Stderr io.Writer
+}
+
+// ChangeRequest is a change the server asks OnChangeRequest to approve.
+type ChangeRequest struct {
+	FileChangeRequest
+}
+
+// Cancel returns the error that refuses the change with reason, shown to the model: return
+// req.Cancel("…") from OnChangeRequest.
+func (r *ChangeRequest) Cancel(reason string) error { return &RefusedError{Reason: reason} }
+
+// RefusedError is the refusal of a change request; OnChangeRequest returns it through
+// ChangeRequest.Cancel (possibly wrapped).
+type RefusedError struct {
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return "fsboxclient: change refused: " + e.Reason }
+
+// Error is a failure the server reported: a tool error (Kind set, from the error's data) or a
+// protocol error (Kind empty). Compare kinds, never messages:
+//
+//	var fe *fsboxclient.Error
+//	if errors.As(err, &fe) && fe.Kind == fsboxclient.KindStaleHash { … }
+type Error struct {
+	Code    int             // JSON-RPC error code: CodeRetry, CodeFatal, CodeInvalidParams, CodeCancelled, …
+	Kind    ErrorKind       // what failed; empty for errors without fsbox data
+	Retry   bool            // the model can fix the call and try again
+	Path    string          // root-relative path the failure is about, if any
+	Message string          // written for the model
+	Data    json.RawMessage // the error's data member as sent
+}
+
+func (e *Error) Error() string {
+	if e.Kind == "" {
+		return fmt.Sprintf("fsbox: %s (code %d)", e.Message, e.Code)
+	}
+	return fmt.Sprintf("fsbox: %s: %s", e.Kind, e.Message)
+}
+
+// IsRetry reports whether the model can fix the call and try again; false means the run should
+// stop.
+func (e *Error) IsRetry() bool { return e.Retry }
+
+// ErrClosed is returned by calls on a closed Client, and by calls still in flight when it closes.
+var ErrClosed = errors.New("fsboxclient: client closed")
+
+// ErrServerExited is wrapped by the error of every call made or in flight after the server process
+// died or closed its stdout; the error also says how it exited and its last stderr lines.
+var ErrServerExited = errors.New("fsboxclient: fsbox server exited")
+
+// Start locates the fsbox binary, spawns `fsbox serve` and initializes the session. ctx bounds the
+// start only; the server lives until Close.
+func Start(ctx context.Context, opts Options) (*Client, error) {
+	bin, err := findBinary(opts.Binary)
+	if err != nil {
+		return nil, err
+	}
+	c, err := spawn(bin, opts)
+	if err != nil {
+		return nil, err
+	}
+	params := InitializeParams{
+		ProtocolVersion: ProtocolVersion,
+		ClientInfo:      &Implementation{Name: "fsboxclient-go", Version: ProtocolVersion},
+		Capabilities: &ClientCapabilities{
+			Events:         new(opts.OnEvent != nil),
+			ChangeRequests: new(opts.OnChangeRequest != nil),
+		},
+	}
+	if opts.Config != nil || opts.RootDir != "" {
+		cfg := Config{}
+		if opts.Config != nil {
+			cfg = *opts.Config
+		}
+		if opts.RootDir != "" {
+			cfg.RootDir = new(opts.RootDir)
+		}
+		params.Config = &cfg
+	}
+	var session InitializeResult
+	if err := c.call(ctx, methodInitialize, params, &session); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.session = &session
+	return c, nil
+}
+
+// findBinary picks the fsbox executable: the explicit one, then $FSBOX_BIN, then fsbox on $PATH.
+func findBinary(explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	if env := os.Getenv("FSBOX_BIN"); env != "" {
+		return env, nil
+	}
+	if p, err := exec.LookPath("fsbox"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("fsboxclient: fsbox binary not found: set Options.Binary or FSBOX_BIN, or put fsbox on PATH " +
+		"(build it with `go build -o bin/fsbox ./cmd/fsbox` in the fsbox repository, " +
+		"or `go install github.com/fsbox/fsbox/cmd/fsbox@latest`)")
+}
+
+// Session returns what the server answered to initialize: the resolved root, cwd, enabled tools
+// and schema hash.
+func (c *Client) Session() *InitializeResult { return c.session }
+
+// Tools returns the enabled tools as listed at initialize.
+func (c *Client) Tools() []ToolDescriptor { return c.session.Tools }
+
+// ListTools asks the server for the enabled tools.
+func (c *Client) ListTools(ctx context.Context) ([]ToolDescriptor, error) {
+	var r ToolsListResult
+	if err := c.call(ctx, methodToolsList, nil, &r); err != nil {
+		return nil, err
+	}
+	return r.Tools, nil
+}
+
+// Schema returns the server's JSON Schema bundle, as sent.
+func (c *Client) Schema(ctx context.Context) (json.RawMessage, error) {
+	var r json.RawMessage
+	err := c.call(ctx, methodSchema, nil, &r)
+	return r, err
+}
+
+// Call calls the tool name with args (anything that marshals to a JSON object, or a
+// json.RawMessage; nil sends no arguments) and returns the result as sent. It serves tools this
+// package has no typed method for; tool failures are *Error as with the typed methods.
+func (c *Client) Call(ctx context.Context, name string, args any) (json.RawMessage, error) {
+	var r json.RawMessage
+	if err := c.callTool(ctx, name, args, &r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// callTool sends tools/call and decodes the result into result. The typed methods of
+// client_gen.go call it.
+func (c *Client) callTool(ctx context.Context, name string, args, result any) error {
+	p := ToolsCallParams{Name: name}
+	if args != nil {
+		raw, ok := args.(json.RawMessage)
+		if !ok {
+			var err error
+			if raw, err = json.Marshal(args); err != nil {
+				return fmt.Errorf("fsboxclient: %s: encoding arguments: %w", name, err)
+			}
+		}
+		p.Arguments = raw
+	}
+	return c.call(ctx, methodToolsCall, p, result)
+}
