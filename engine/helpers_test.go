@@ -16,7 +16,7 @@ import (
 //
 //	"d/"               a directory
 //	"f"                a file whose content is "f\n"
-//	"f: text"          a file with content text (\n escapes allowed)
+//	"f: text"          a file with content text (\n \r \t \0 escapes allowed)
 //	"a => b"           a symlink a with target b; $ROOT and $OUTSIDE expand to the absolute dirs
 //	"$OUTSIDE/x: t"    a file (or directory, link) in the outside directory
 //	"p |"              a FIFO
@@ -78,7 +78,7 @@ func (fx *fixture) add(lines ...string) {
 			if !ok {
 				content = name + "\n"
 			} else {
-				content = strings.ReplaceAll(content, `\n`, "\n")
+				content = strings.NewReplacer(`\n`, "\n", `\r`, "\r", `\t`, "\t", `\0`, "\x00").Replace(content)
 			}
 			p := fx.abs(name)
 			os.MkdirAll(filepath.Dir(p), 0o755)

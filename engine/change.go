@@ -1,0 +1,334 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+// absentHash is the guard of a change announced as a create: no file hashes to it, so a file
+// that appears while the client decides is a conflict rather than overwritten.
+const absentHash = "<absent>"
+
+// maxAnnouncedOldBytes is the largest existing file whose content a write_file announcement
+// diffs; a bigger one is announced with headers only (truncated), as in the seed.
+const maxAnnouncedOldBytes = 4 * 32768
+
+// defaultCancelReason is the reason of a refusal the client gave none for.
+const defaultCancelReason = "cancelled by a listener"
+
+// announcement is the outcome of asking the client about a change.
+type announcement struct {
+	asked     bool   // a change request was sent and approved
+	cancelled bool   // the client refused
+	reason    string // the client's reason, for a refusal
+}
+
+// announce sends the change request of one change when the call must ask: always when the client
+// offered change requests (reason "listener"), and when an interrupt permission rule matched
+// (reason "permission_rule", which wins over "listener"). Without a ChangeRequest hook an
+// interrupt rule is a denial (permission_denied). A hook error is change_request_failed (fatal).
+func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *schema.PermissionRule) (announcement, *Error) {
+	if c.hooks.ChangeRequest == nil {
+		if rule != nil {
+			return announcement{}, errorf(c.tool, rel, kindPermissionDenied,
+				"Path '%s' needs the client's approval (an interrupt permission rule matches), but the client cannot be asked.", rel)
+		}
+		return announcement{}, nil
+	}
+	req := &schema.FileChangeRequest{
+		EventBase: e.base(c, schema.KindFileChangeRequest, rel),
+		Operation: op, Diff: diff, Truncated: truncated, Reason: "listener",
+	}
+	if rule != nil {
+		req.Reason, req.Rule = "permission_rule", rule
+	}
+	approve, reason, err := c.hooks.ChangeRequest(c.ctx, req)
+	if err != nil {
+		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed,
+			Msg: "The change request failed, so nothing was changed.", Err: err}
+	}
+	if !approve {
+		if reason == "" {
+			reason = defaultCancelReason
+		}
+		return announcement{cancelled: true, reason: reason}, nil
+	}
+	return announcement{asked: true}, nil
+}
+
+// refusedText is the result text of a change the client refused.
+func refusedText(rel, verb, reason string) string {
+	return fmt.Sprintf("[%s was not %s: %s]", pyRepr(rel), verb, reason)
+}
+
+// commitSpec describes one file replacement for commitFile.
+type commitSpec struct {
+	op      string
+	r       *resolved // the target as resolved (and checked) before the change was announced
+	content []byte
+	// guard is the content hash the target must still have when it is replaced: absentHash
+	// for a create, "" for no check (a plain overwrite nobody announced or guarded).
+	guard string
+	// create allows the target to be created (write_file); edit_file never recreates a file
+	// deleted meanwhile.
+	create bool
+}
+
+// commitFile replaces (or creates) the file of s crash-atomically and returns whether it was
+// created. Under the per-path lock it:
+//
+//  1. re-resolves the spelling and requires the same resolved path (never redirects) and the
+//     write-level access again;
+//  2. opens the parent directory as a sub-root and checks it is the directory resolved;
+//  3. checks the target under that directory: a symlink or a different file type swapped in is
+//     changed_during_request or not_regular_file; a guard that does not match the current
+//     content (hashed through an O_NONBLOCK|O_NOFOLLOW descriptor verified with fstat) is
+//     stale_hash;
+//  4. writes the content to a hidden temporary file in the same directory (mode bits of the old
+//     file, or 0666 minus umask for a new one), fsyncs it;
+//  5. checks the target once more, then renames the temporary file over it (or hard-links it
+//     into place for a create, which fails instead of overwriting a file that appeared), and
+//     fsyncs the directory. Any failure removes the temporary file.
+//
+// A crash at any point leaves the old content or the new, never a mix; it may leave a hidden
+// ".fsbox-*.tmp" file behind.
+func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
+	unlock := e.locks.lock(s.r.rel)
+	defer unlock()
+	r, rerr := e.resolve(s.op, s.r.spelling)
+	if rerr != nil {
+		return false, rerr
+	}
+	if r.rel != s.r.rel {
+		return false, errorf(s.op, s.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(s.r.spelling))
+	}
+	if _, err := e.checkWrite(s.op, r); err != nil {
+		return false, err
+	}
+	dirRel, name := parentRel(r.rel)
+	dir, derr := e.openParent(s.op, r, dirRel)
+	if derr != nil {
+		return false, derr
+	}
+	defer dir.Close()
+
+	cur, exists, cerr := e.currentTarget(s, dir, name)
+	if cerr != nil {
+		return false, cerr
+	}
+	mode := fs.FileMode(0o666)
+	if exists {
+		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	}
+	tmp, werr := writeTemp(dir, s.content, mode, exists)
+	if werr != nil {
+		return false, e.writeError(s.op, r, werr)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			dir.Remove(tmp)
+		}
+	}()
+	// Step 5: the target must still be what step 3 saw.
+	again, aerr := dir.Lstat(name)
+	switch {
+	case exists && (aerr != nil || !sameFile(again, cur)):
+		return false, errChanged(s.op, r)
+	case !exists && aerr == nil:
+		return false, e.conflict(s.op, r, absentHash, "unknown")
+	}
+	if exists {
+		if err := dir.Rename(tmp, name); err != nil {
+			return false, e.writeError(s.op, r, err)
+		}
+	} else {
+		if err := dir.Link(tmp, name); err == nil {
+			dir.Remove(tmp)
+		} else if errors.Is(err, fs.ErrExist) {
+			return false, e.conflict(s.op, r, absentHash, "unknown")
+		} else if err := dir.Rename(tmp, name); err != nil {
+			// No hard links on this filesystem: rename, checked just above.
+			return false, e.writeError(s.op, r, err)
+		}
+	}
+	committed = true
+	syncDir(dir)
+	return !exists, nil
+}
+
+// openParent opens dirRel as a sub-root and verifies it is the directory Lstat sees there now
+// (not a symlink or another directory swapped in).
+func (e *Engine) openParent(op string, r *resolved, dirRel string) (*os.Root, *Error) {
+	want, err := e.root.Lstat(dirRel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errorf(op, dirRel, kindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
+		}
+		return nil, osError(op, dirRel, e.display(dirRel), err)
+	}
+	if !want.IsDir() {
+		return nil, errChanged(op, r)
+	}
+	dir, err := e.root.OpenRoot(dirRel)
+	if err != nil {
+		return nil, e.openError(op, r, err)
+	}
+	got, err := dir.Stat(".")
+	if err != nil || !sameFile(got, want) {
+		dir.Close()
+		return nil, errChanged(op, r)
+	}
+	return dir, nil
+}
+
+// mkdirHint tells the model how to create a missing parent, naming create_directory only when
+// it is enabled.
+func (e *Engine) mkdirHint() string {
+	if e.enabled[schema.ToolCreateDirectory] {
+		return "Use create_directory first."
+	}
+	return "Create the parent directory first."
+}
+
+// currentTarget checks the target name in dir against s (step 3 of commitFile) and returns its
+// Lstat when it exists.
+func (e *Engine) currentTarget(s commitSpec, dir *os.Root, name string) (fs.FileInfo, bool, *Error) {
+	fi, err := dir.Lstat(name)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, false, osError(s.op, s.r.rel, s.r.spelling, err)
+		}
+		switch {
+		case !s.create:
+			return nil, false, errorf(s.op, s.r.rel, kindNotFound, "File not found: %s", s.r.spelling)
+		case s.guard != "" && s.guard != absentHash:
+			return nil, false, e.conflict(s.op, s.r, s.guard, absentHash)
+		}
+		return nil, false, nil
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, false, errChanged(s.op, s.r)
+	case fi.IsDir():
+		return nil, false, errorf(s.op, s.r.rel, kindNotAFile, "Path %s exists and is not a regular file.", pyRepr(s.r.spelling))
+	case !fi.Mode().IsRegular():
+		return nil, false, errNotRegular(s.op, s.r)
+	case s.guard == absentHash:
+		h, herr := hashIn(dir, name, fi)
+		if herr != nil {
+			h = "<unreadable>"
+		}
+		return nil, false, e.conflict(s.op, s.r, absentHash, h)
+	case s.guard != "":
+		h, herr := hashIn(dir, name, fi)
+		if herr != nil {
+			if errors.Is(herr, errSwapped) {
+				return nil, false, errChanged(s.op, s.r)
+			}
+			return nil, false, osError(s.op, s.r.rel, s.r.spelling, herr)
+		}
+		if h != s.guard {
+			return nil, false, e.conflict(s.op, s.r, s.guard, h)
+		}
+	}
+	return fi, true, nil
+}
+
+// conflict is the stale_hash error: the file is not what the caller (or the announcement) saw.
+func (e *Engine) conflict(op string, r *resolved, expected, got string) *Error {
+	return errorf(op, r.rel, kindStaleHash,
+		"Conflict: file '%s' has changed (expected hash:%s, got hash:%s). Re-read the file and retry.",
+		r.spelling, expected, got)
+}
+
+// errSwapped reports that a file opened for a check was not the file checked.
+var errSwapped = errors.New("file changed while it was opened")
+
+// hashIn hashes the regular file name in dir through a non-blocking, non-following descriptor
+// that must be the file want describes.
+func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
+	f, err := dir.OpenFile(name, openFlagsRead, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() || !sameFile(fi, want) {
+		return "", errSwapped
+	}
+	h := newHash()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return shortHash(h), nil
+}
+
+// writeTemp writes content to a new hidden temporary file in dir and fsyncs it. For a
+// replacement the mode is set explicitly (the old file's bits); a new file gets 0666 minus the
+// umask, like any created file.
+func writeTemp(dir *os.Root, content []byte, mode fs.FileMode, replacing bool) (string, error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := ".fsbox-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	perm := fs.FileMode(0o666)
+	if replacing {
+		perm = 0o600
+	}
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, perm)
+	if err != nil {
+		return "", err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			dir.Remove(name)
+		}
+	}()
+	if replacing {
+		if err := f.Chmod(mode); err != nil {
+			return "", err
+		}
+	}
+	if _, err := f.Write(content); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	ok = true
+	return name, nil
+}
+
+// syncDir fsyncs a directory so a rename in it survives a crash; failures are ignored (some
+// filesystems cannot sync directories, and the data itself is already synced).
+func syncDir(dir *os.Root) {
+	if d, err := dir.Open("."); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// writeError maps an error writing r: ENOSPC, EROFS and EIO are fatal kinds, the rest as
+// osError.
+func (e *Engine) writeError(op string, r *resolved, err error) *Error {
+	if isRootEscape(err) {
+		return errChanged(op, r)
+	}
+	return osError(op, r.rel, r.spelling, err)
+}

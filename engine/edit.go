@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fsbox/fsbox/engine/internal/textdiff"
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolEditFile, tool((*Engine).editFile))
+}
+
+// editFile serves edit_file. The replacements are applied to the file's raw bytes: each old_text
+// (UTF-8) must occur exactly once in the bytes produced by the previous replacement, and every
+// byte outside the replaced spans is kept verbatim, CRLF and bytes that are not UTF-8 included.
+// The file is written once, only when every replacement matched, guarded by the hash of the
+// bytes the edit was computed from.
+func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResult, error) {
+	reps, verr := editReplacements(c.tool, a)
+	if verr != nil {
+		return nil, verr
+	}
+	expected, herr := e.expectedHash(c.tool, a.ExpectedHash)
+	if herr != nil {
+		return nil, herr
+	}
+	r, rerr := e.resolve(c.tool, a.Path)
+	if rerr != nil {
+		return nil, rerr
+	}
+	rule, aerr := e.checkWrite(c.tool, r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	f, _, oerr := e.openRegular(c.tool, r)
+	if oerr != nil {
+		return nil, oerr
+	}
+	old, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, osError(c.tool, r.rel, r.spelling, err)
+	}
+	if hasNUL(old) {
+		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; edit_file only edits text files.", a.Path)
+	}
+	current := contentHash(old)
+	if expected != "" && expected != current {
+		return nil, e.conflict(c.tool, r, expected, current)
+	}
+	updated, eerr := applyReplacements(c.tool, r, a.Path, old, reps)
+	if eerr != nil {
+		return nil, eerr
+	}
+	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
+	res := &schema.EditFileResult{Path: e.displayOf(r)}
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule)
+		if err != nil {
+			return nil, err
+		}
+		if ann.cancelled {
+			res.Text = refusedText(r.rel, "edited", ann.reason)
+			res.Cancelled, res.CancelReason = true, ann.reason
+			return res, nil
+		}
+	}
+	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current}); cerr != nil {
+		return nil, cerr
+	}
+	h := contentHash(updated)
+	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated})
+	res.Replacements = len(reps)
+	res.Text = fmt.Sprintf("Edited %s.", a.Path)
+	if e.hashes {
+		res.Hash = h
+		res.Text += " [hash:" + h + "]"
+	}
+	return res, nil
+}
+
+// editReplacements returns the replacements of a call in either argument form, or the seed's
+// invalid_arguments messages when the forms are mixed or incomplete.
+func editReplacements(op string, a *schema.EditFileArgs) ([]schema.Replacement, *Error) {
+	pair := a.OldText != nil || a.NewText != nil
+	if a.Replacements != nil {
+		if pair || len(a.Replacements) == 0 {
+			return nil, errorf(op, "", kindInvalidArguments, "Provide either old_text and new_text or a non-empty replacements list, not both.")
+		}
+		return a.Replacements, nil
+	}
+	if a.OldText == nil || a.NewText == nil {
+		return nil, errorf(op, "", kindInvalidArguments, "Provide old_text and new_text, or a non-empty replacements list.")
+	}
+	return []schema.Replacement{{OldText: *a.OldText, NewText: *a.NewText}}, nil
+}
+
+// applyReplacements applies reps in order to content (raw bytes) and returns the new bytes; the
+// first replacement that is empty, missing or ambiguous fails the whole edit. name is the path
+// as the model spelled it.
+func applyReplacements(op string, r *resolved, name string, content []byte, reps []schema.Replacement) ([]byte, *Error) {
+	out := content
+	for i, rep := range reps {
+		label := "old_text"
+		if len(reps) > 1 {
+			label = fmt.Sprintf("replacement %d", i+1)
+		}
+		if rep.OldText == "" {
+			return nil, errorf(op, r.rel, kindEmptyOldText, "%s is empty; old_text must be the exact text to replace.", label)
+		}
+		old := []byte(rep.OldText)
+		switch n := bytes.Count(out, old); {
+		case n == 0:
+			if strings.ContainsRune(rep.OldText, utf8.RuneError) && !utf8.Valid(out) {
+				return nil, errorf(op, r.rel, kindInvalidEncoding,
+					"%s not found in %s: it contains U+FFFD, which read_file shows for bytes that are not UTF-8, and those bytes cannot be matched as text. Choose old_text that avoids them. No changes were written.", label, name)
+			}
+			return nil, errorf(op, r.rel, kindNoMatch, "%s not found in %s. No changes were written.", label, name)
+		case n > 1:
+			return nil, errorf(op, r.rel, kindMultipleMatches, "%s found %d times in %s. Include more surrounding context to make the match unique. No changes were written.", label, n, name)
+		}
+		at := bytes.Index(out, old)
+		next := make([]byte, 0, len(out)-len(old)+len(rep.NewText))
+		next = append(next, out[:at]...)
+		next = append(next, rep.NewText...)
+		next = append(next, out[at+len(old):]...)
+		out = next
+	}
+	return out, nil
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolFileInfo, tool((*Engine).fileInfo))
+}
+
+// fileInfo serves file_info. A FIFO, socket or device is never opened: its text says "type: file"
+// as the seed's does, its typed Type is "other". Regular files are streamed once for binary, line
+// count and hash.
+func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResult, error) {
+	r, rerr := e.resolve(c.tool, a.Path)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if err := e.checkRead(c.tool, r); err != nil {
+		return nil, err
+	}
+	if !r.exists {
+		return nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", a.Path)
+	}
+	res := &schema.FileInfoResult{Path: e.displayOf(r), Size: r.info.Size()}
+	lines := []string{"path: " + a.Path}
+	switch {
+	case r.info.IsDir():
+		res.Type = "directory"
+		lines = append(lines, "type: directory", fmt.Sprintf("size: %d bytes", res.Size))
+	case !r.info.Mode().IsRegular():
+		res.Type = "other"
+		lines = append(lines, "type: file", fmt.Sprintf("size: %d bytes", res.Size))
+	default:
+		res.Type = "file"
+		f, fi, oerr := e.openRegular(c.tool, r)
+		if oerr != nil {
+			return nil, oerr
+		}
+		sc, err := e.scan(c.ctx, f, scanWindow{})
+		f.Close()
+		if err != nil {
+			return nil, e.scanError(c.tool, r, err)
+		}
+		res.Size = fi.Size()
+		binary := sc.binary
+		res.Binary = &binary
+		lines = append(lines, "type: file", fmt.Sprintf("size: %d bytes", res.Size), "binary: "+pyBool(binary))
+		if !binary {
+			n := sc.lines
+			res.Lines = &n
+			lines = append(lines, fmt.Sprintf("lines: %d", n))
+			if e.hashes {
+				res.Hash = sc.hash
+				lines = append(lines, "hash: "+sc.hash)
+			}
+		}
+	}
+	if target, ok := e.linkTarget(r); ok {
+		res.SymlinkTarget = target
+		lines = append(lines, "symlink_target: "+target)
+	}
+	res.Text = strings.Join(lines, "\n")
+	return res, nil
+}
+
+// linkTarget reports the target of the path as the model wrote it, when that (lexical) path is a
+// symlink: relative targets as written when they stay in the root, absolute ones root-relative
+// when inside the root; anything leading out is outsidePlaceholder (a link's outside target is
+// never shown, PROTOCOL §3).
+func (e *Engine) linkTarget(r *resolved) (string, bool) {
+	if r.lexical == "" || r.lexical == "." {
+		return "", false
+	}
+	target, err := e.root.Readlink(r.lexical)
+	if err != nil {
+		return "", false
+	}
+	if !strings.HasPrefix(target, "/") {
+		dir, _ := parentRel(r.lexical)
+		if lexicalClean(append(splitPath(dir), strings.Split(target, "/")...)) == "" {
+			return outsidePlaceholder, true
+		}
+		return target, true
+	}
+	return e.hostToModel(target), true
+}
+
+// pyBool spells a bool as Python prints it.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}

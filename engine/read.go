@@ -1,0 +1,335 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolReadFile, tool((*Engine).readFile))
+}
+
+// readChunkBytes is the read buffer of the streaming scan; lines longer than this are handled in
+// pieces, so no line is ever held whole unless it is shown.
+const readChunkBytes = 64 << 10
+
+// noticeReserve is what the max_read_chars budget keeps free for the continuation hint or the
+// oversized-line notice (the seed's 200 characters).
+const noticeReserve = 200
+
+// readFile serves read_file: it streams the file once, counting lines (split on "\n"), hashing
+// the raw bytes and rendering only the window, so memory stays bounded by max_read_chars
+// whatever the file's size or the length of its lines.
+func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResult, error) {
+	offset, limit := 0, e.maxReadLines
+	if a.Offset != nil {
+		offset = *a.Offset
+	}
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	if offset < 0 {
+		return nil, errorf(c.tool, "", kindInvalidArguments, "offset must be non-negative.")
+	}
+	if limit < 1 {
+		return nil, errorf(c.tool, "", kindInvalidArguments, "limit must be at least 1.")
+	}
+	r, rerr := e.resolve(c.tool, a.Path)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if err := e.checkRead(c.tool, r); err != nil {
+		return nil, err
+	}
+	f, _, oerr := e.openRegular(c.tool, r)
+	if oerr != nil {
+		return nil, oerr
+	}
+	defer f.Close()
+
+	label := readLabel(a.Path, e.maxReadChars)
+	sc, err := e.scan(c.ctx, f, scanWindow{
+		offset: offset, limit: limit,
+		// The header's line count is only known at the end; budget for the shortest one and trim.
+		budget: max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0),
+	})
+	if err != nil {
+		return nil, e.scanError(c.tool, r, err)
+	}
+	res := &schema.ReadFileResult{Path: e.displayOf(r), Size: sc.size, Offset: offset}
+	if e.hashes {
+		res.Hash = sc.hash
+	}
+	if sc.binary {
+		res.Binary = true
+		res.Text = fmt.Sprintf("[Binary file: %d bytes. Use a binary-aware tool to inspect.]", sc.size)
+		c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
+		return res, nil
+	}
+	res.TotalLines = sc.lines
+	header := e.readHeader(label, sc.lines, sc.hash)
+	var body strings.Builder
+	switch {
+	case sc.lines == 0:
+		body.WriteString("(empty file)\n")
+	case offset >= sc.lines:
+		return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
+	default:
+		budget := max(e.maxReadChars-utf8.RuneCountInString(header)-noticeReserve, 0)
+		shown := sc.shown
+		for len(shown) > 0 && sc.used(shown) > budget {
+			shown = shown[:len(shown)-1]
+		}
+		if len(shown) == 0 {
+			first := sc.firstLen
+			if len(sc.shown) > 0 {
+				first = sc.shown[0].lineChars
+			}
+			fmt.Fprintf(&body, "... (Line %d is %s characters and does not fit the read window. Use offset=%d to skip it, or a shell byte range to inspect it.)\n",
+				offset+1, thousands(first), offset+1)
+			next := offset + 1
+			if next < sc.lines {
+				res.NextOffset = &next
+			}
+			break
+		}
+		for _, l := range shown {
+			body.WriteString(l.text)
+		}
+		if !strings.HasSuffix(body.String(), "\n") {
+			body.WriteByte('\n')
+		}
+		res.LinesShown = len(shown)
+		if next := offset + len(shown); next < sc.lines {
+			res.NextOffset = &next
+			fmt.Fprintf(&body, "... (%d more lines. Use offset=%d to continue reading.)\n", sc.lines-next, next)
+		}
+	}
+	res.Text = header + body.String()
+	c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
+	return res, nil
+}
+
+// readHeader renders the read_file header line.
+func (e *Engine) readHeader(label string, lines int, hash string) string {
+	if !e.hashes {
+		return fmt.Sprintf("[%s | %d lines]\n", label, lines)
+	}
+	return fmt.Sprintf("[%s | %d lines | hash:%s]\n", label, lines, hash)
+}
+
+// readLabel is the path label of the header: the path as the model passed it, or "..." and its
+// last max_read_chars/4 characters when it is longer than that.
+func readLabel(p string, maxChars int) string {
+	keep := maxChars / 4
+	rs := []rune(p)
+	if len(rs) <= keep {
+		return p
+	}
+	return "..." + string(rs[len(rs)-keep:])
+}
+
+// scanWindow says which lines a scan renders: lines [offset, offset+limit) while their rendered
+// characters fit budget. A zero limit renders nothing (file_info).
+type scanWindow struct {
+	offset, limit, budget int
+}
+
+// renderedLine is one numbered line of the window.
+type renderedLine struct {
+	text      string // number, TAB, line with its terminator, decoded leniently
+	chars     int    // code points of text
+	lineChars int    // code points of the line alone, terminator included
+}
+
+// scanResult is what one pass over a file learned.
+type scanResult struct {
+	size     int64
+	hash     string
+	binary   bool
+	lines    int
+	shown    []renderedLine // the window lines that fit the (estimated) budget
+	firstLen int            // code points of the window's first line when it did not fit
+}
+
+// used returns the characters the lines take.
+func (s *scanResult) used(lines []renderedLine) int {
+	n := 0
+	for _, l := range lines {
+		n += l.chars
+	}
+	return n
+}
+
+// scan reads f once from its current offset: it hashes every byte, decides binary from the first
+// binarySniffBytes, counts lines and renders the window w. Memory is bounded by w.budget (and
+// readChunkBytes), not by the file.
+func (e *Engine) scan(ctx context.Context, f *os.File, w scanWindow) (*scanResult, error) {
+	h := newHash()
+	cr := &countingReader{r: f, h: h}
+	res := &scanResult{}
+	sniff := make([]byte, binarySniffBytes)
+	n, err := io.ReadFull(cr, sniff)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	sniff = sniff[:n]
+	if hasNUL(sniff) {
+		if _, err := copyCtx(ctx, io.Discard, cr); err != nil {
+			return nil, err
+		}
+		res.binary, res.size, res.hash = true, cr.n, shortHash(h)
+		return res, nil
+	}
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(sniff), cr), readChunkBytes)
+	ls := lineState{w: w, res: res, capBytes: 4*w.budget + utf8.UTFMax}
+	for chunks := 0; ; chunks++ {
+		if chunks%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		piece, err := br.ReadSlice('\n')
+		if len(piece) > 0 {
+			ls.feed(piece)
+			if piece[len(piece)-1] == '\n' {
+				ls.endLine()
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return nil, err
+		}
+	}
+	if ls.partial {
+		ls.endLine()
+	}
+	res.size, res.hash = cr.n, shortHash(h)
+	return res, nil
+}
+
+// lineState is the per-line state of scan.
+type lineState struct {
+	w        scanWindow
+	res      *scanResult
+	capBytes int // bytes of one line kept for rendering; a longer line cannot fit the budget
+
+	idx     int // 0-based index of the current line
+	partial bool
+	buf     []byte      // the current line's bytes, while it may still be shown
+	over    bool        // the current line outgrew capBytes
+	count   runeCounter // code points of the current line, when it is the window's first
+	closed  bool        // the window is complete (limit reached or a line did not fit)
+	usedEst int         // characters of res.shown
+}
+
+// inWindow reports whether the current line is still a candidate for the window.
+func (ls *lineState) inWindow() bool {
+	return !ls.closed && ls.idx >= ls.w.offset && ls.idx < ls.w.offset+ls.w.limit
+}
+
+func (ls *lineState) feed(p []byte) {
+	ls.partial = true
+	if !ls.inWindow() {
+		return
+	}
+	if ls.idx == ls.w.offset {
+		ls.count.write(p)
+	}
+	if ls.over {
+		return
+	}
+	if len(ls.buf)+len(p) > ls.capBytes {
+		ls.over, ls.buf = true, nil
+		return
+	}
+	ls.buf = append(ls.buf, p...)
+}
+
+func (ls *lineState) endLine() {
+	if ls.inWindow() {
+		fits := !ls.over
+		var rl renderedLine
+		if fits {
+			text := decodeLenient(ls.buf)
+			rl.lineChars = utf8.RuneCountInString(text)
+			rl.text = fmt.Sprintf("%6d\t", ls.idx+1) + text
+			rl.chars = utf8.RuneCountInString(rl.text)
+			fits = ls.usedEst+rl.chars <= ls.w.budget
+		}
+		if fits {
+			ls.res.shown = append(ls.res.shown, rl)
+			ls.usedEst += rl.chars
+		} else {
+			ls.closed = true
+			if ls.idx == ls.w.offset {
+				ls.res.firstLen = ls.count.total()
+			}
+		}
+	}
+	ls.idx++
+	ls.res.lines = ls.idx
+	ls.partial, ls.buf, ls.over = false, ls.buf[:0], false
+	if ls.w.limit == 0 || ls.idx >= ls.w.offset+ls.w.limit {
+		ls.buf = nil
+	}
+}
+
+// countingReader hashes and counts what it reads.
+type countingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.h.Write(p[:n])
+		c.n += int64(n)
+	}
+	return n, err
+}
+
+// copyCtx copies src to dst in chunks, stopping when ctx ends.
+func copyCtx(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
+	buf := make([]byte, readChunkBytes)
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// scanError maps an error of scan: the call's context ending, or an I/O error reading r.
+func (e *Engine) scanError(op string, r *resolved, err error) *Error {
+	if err == context.Canceled || err == context.DeadlineExceeded {
+		return cancelled(op, err)
+	}
+	return osError(op, r.rel, r.spelling, err)
+}

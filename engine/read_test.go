@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+func intp(n int) *int { return &n }
+
+func readText(t *testing.T, e *Engine, args schema.ReadFileArgs) string {
+	t.Helper()
+	return mustCall(t, e, "read_file", args, Hooks{}).(*schema.ReadFileResult).Text
+}
+
+func TestReadFile_Window(t *testing.T) {
+	fx := makeFixture(t,
+		`multi.txt: line1\nline2\nline3\nline4\nline5\n`,
+		"hello.txt: Hello, world!\n",
+		"nonl.txt: no newline",
+		"empty.txt: ",
+		`crlf.txt: a\r\nb\r\n`,
+	)
+	e := fx.engine(schema.Config{})
+	cases := []struct {
+		args schema.ReadFileArgs
+		want string
+	}{
+		{schema.ReadFileArgs{Path: "hello.txt"}, "[hello.txt | 1 lines | hash:d9014c462484]\n     1\tHello, world!\n"},
+		{schema.ReadFileArgs{Path: "multi.txt", Offset: intp(2), Limit: intp(2)}, "     3\tline3\n     4\tline4\n... (1 more lines. Use offset=4 to continue reading.)\n"},
+		{schema.ReadFileArgs{Path: "multi.txt", Offset: intp(1), Limit: intp(4)}, "     2\tline2\n     3\tline3\n     4\tline4\n     5\tline5\n"},
+		{schema.ReadFileArgs{Path: "nonl.txt"}, "1 lines"},
+		{schema.ReadFileArgs{Path: "nonl.txt"}, "     1\tno newline\n"},
+		{schema.ReadFileArgs{Path: "empty.txt", Offset: intp(7)}, "0 lines | hash:e3b0c44298fc]\n(empty file)\n"},
+		{schema.ReadFileArgs{Path: "crlf.txt"}, "     1\ta\r\n     2\tb\r\n"},
+	}
+	for _, c := range cases {
+		got := readText(t, e, c.args)
+		if !strings.Contains(got, c.want) && !strings.HasSuffix(got, c.want) {
+			t.Errorf("read_file(%+v) = %q; want it to contain %q", c.args, got, c.want)
+		}
+	}
+	_, err := tryCall(t, e, "read_file", schema.ReadFileArgs{Path: "multi.txt", Offset: intp(5)}, Hooks{})
+	wantKind(t, "offset 5", err, "offset_out_of_range")
+	if err.Msg != "Offset 5 exceeds file length (5 lines)." {
+		t.Errorf("msg = %q", err.Msg)
+	}
+}
+
+func TestReadFile_MaxReadChars(t *testing.T) {
+	var ten strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&ten, "line %d %s\n", i, strings.Repeat("x", 40))
+	}
+	fx := makeFixture(t, "ten.txt: "+strings.ReplaceAll(ten.String(), "\n", `\n`),
+		`over.txt: short\n`+strings.Repeat("y", 500)+`\nafter\n`)
+	e := fx.engine(schema.Config{MaxReadChars: intp(400)})
+	got := readText(t, e, schema.ReadFileArgs{Path: "ten.txt"})
+	if !strings.HasSuffix(got, "     2\tline 1 "+strings.Repeat("x", 40)+"\n... (8 more lines. Use offset=2 to continue reading.)\n") {
+		t.Errorf("ten = %q", got)
+	}
+	got = readText(t, e, schema.ReadFileArgs{Path: "over.txt", Offset: intp(1)})
+	want := "... (Line 2 is 501 characters and does not fit the read window. Use offset=2 to skip it, or a shell byte range to inspect it.)\n"
+	if !strings.HasSuffix(got, "]\n"+want) {
+		t.Errorf("over = %q", got)
+	}
+}

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	"github.com/fsbox/fsbox/engine/internal/textdiff"
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolWriteFile, tool((*Engine).writeFile))
+}
+
+// writeFile serves write_file. Order of checks (nothing is announced or written when one fails):
+// resolution and containment, write-level access, the target's type (a directory or a
+// non-regular file is refused), the parent (missing or not a directory), expected_hash (ignored
+// when the file does not exist), then the announcement and the crash-atomic commit.
+func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileResult, error) {
+	expected, herr := e.expectedHash(c.tool, a.ExpectedHash)
+	if herr != nil {
+		return nil, herr
+	}
+	r, rerr := e.resolve(c.tool, a.Path)
+	if rerr != nil {
+		return nil, rerr
+	}
+	rule, aerr := e.checkWrite(c.tool, r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if err := e.writableTarget(c.tool, r); err != nil {
+		return nil, err
+	}
+	needAsk := c.hooks.ChangeRequest != nil || rule != nil
+	var old []byte
+	oldKnown, current := false, absentHash
+	if r.exists && (expected != "" || needAsk) {
+		f, _, oerr := e.openRegular(c.tool, r)
+		switch {
+		case oerr == nil:
+			var size int64
+			var err error
+			old, current, size, err = readHead(f, maxAnnouncedOldBytes+1)
+			f.Close()
+			if err != nil {
+				return nil, osError(c.tool, r.rel, r.spelling, err)
+			}
+			oldKnown = size <= maxAnnouncedOldBytes
+		case expected == "" && oerr.Kind == kindPermissionDenied:
+			// A write-only file: announce it with headers only and replace it unguarded.
+			current = ""
+		default:
+			return nil, oerr
+		}
+	}
+	if expected != "" && r.exists && expected != current {
+		return nil, e.conflict(c.tool, r, expected, current)
+	}
+	guard := ""
+	if expected != "" && r.exists {
+		guard = expected
+	}
+	res := &schema.WriteFileResult{Path: e.displayOf(r)}
+	if needAsk {
+		if guard == "" {
+			guard = current
+		}
+		diff, truncated := textdiff.HeadersOnly(r.rel), true
+		if oldKnown || !r.exists {
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), a.Content)
+		}
+		ann, err := e.announce(c, "write", r.rel, diff, truncated, rule)
+		if err != nil {
+			return nil, err
+		}
+		if ann.cancelled {
+			res.Text = refusedText(r.rel, "written", ann.reason)
+			res.Cancelled, res.CancelReason = true, ann.reason
+			return res, nil
+		}
+	}
+	content := []byte(a.Content)
+	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true})
+	if cerr != nil {
+		return nil, cerr
+	}
+	h := contentHash(content)
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h})
+	res.Created = created
+	res.Chars = utf8.RuneCountInString(a.Content)
+	res.Lines = countLines(a.Content)
+	res.Text = fmt.Sprintf("Wrote %d chars (%d lines) to %s.", res.Chars, res.Lines, a.Path)
+	if e.hashes {
+		res.Hash = h
+		res.Text += " [hash:" + h + "]"
+	}
+	return res, nil
+}
+
+// writableTarget checks, before anything is announced, that r can receive a file: not a
+// directory or a non-regular file, not spelled as a directory, and with an existing parent
+// directory.
+func (e *Engine) writableTarget(op string, r *resolved) *Error {
+	if r.exists {
+		switch {
+		case r.info.IsDir():
+			return errorf(op, r.rel, kindNotAFile, "Path %s exists and is not a regular file.", pyRepr(r.spelling))
+		case !r.info.Mode().IsRegular():
+			return errNotRegular(op, r)
+		}
+	}
+	if r.dirSlash {
+		return errorf(op, r.rel, kindInvalidPath, "Path %s ends in '/', which names a directory; a file path cannot.", pyRepr(r.spelling))
+	}
+	if r.exists {
+		return nil
+	}
+	dirRel, _ := parentRel(r.rel)
+	fi, err := e.root.Lstat(dirRel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorf(op, dirRel, kindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
+	case err != nil:
+		return osError(op, dirRel, r.spelling, err)
+	case !fi.IsDir():
+		return errorf(op, dirRel, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(r.spelling))
+	}
+	return nil
+}
+
+// expectedHash validates an expected_hash argument: refused as unknown when content hashes are
+// off (the argument is not in the schema then), invalid_arguments when it is not a hash.
+func (e *Engine) expectedHash(op, s string) (string, *Error) {
+	if s == "" {
+		return "", nil
+	}
+	if !e.hashes {
+		return "", errorf(op, "", kindInvalidArguments, "Unknown argument 'expected_hash': content hashes are off.")
+	}
+	h, ok := parseExpectedHash(s)
+	if !ok {
+		return "", errorf(op, "", kindInvalidArguments, "expected_hash must be the 12-character hash read_file reported (hash:<12 hex digits>), got %s.", pyRepr(s))
+	}
+	return h, nil
+}
+
+// readHead reads up to limit bytes of f and hashes all of it; size is the file's length as read.
+func readHead(f *os.File, limit int) (head []byte, hash string, size int64, err error) {
+	h := newHash()
+	cr := &countingReader{r: f, h: h}
+	buf := make([]byte, limit)
+	n, err := io.ReadFull(cr, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, "", 0, err
+	}
+	if _, err := io.Copy(io.Discard, cr); err != nil {
+		return nil, "", 0, err
+	}
+	return buf[:n], shortHash(h), cr.n, nil
+}
