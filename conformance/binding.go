@@ -1,0 +1,245 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// bindingTarget drives an SDK through its adapter: a small program in conformance/adapters/<lang>
+// that reads one NDJSON op at a time on stdin and answers on stdout (see docs/conformance.md).
+type bindingTarget struct {
+	lang, repo, binary string
+	argv               []string // the adapter command, resolved once
+	prepare            func() error
+	once               sync.Once
+	prepErr            error
+}
+
+// BindingTarget grades the SDK for lang ("go", "python", "typescript") in the checkout at repo,
+// whose adapters start the fsbox executable binary. It fails with the exact missing piece when the
+// SDK's toolchain or install is absent.
+func BindingTarget(lang, repo, binary string) (Target, error) {
+	if repo == "" {
+		return nil, errors.New("binding targets need the fsbox checkout: run from inside it")
+	}
+	if binary == "" {
+		return nil, errors.New("binding targets need the fsbox executable the adapters start (--binary)")
+	}
+	t := &bindingTarget{lang: lang, repo: repo, binary: binary}
+	adapters := filepath.Join(repo, "conformance", "adapters", lang)
+	rel := func(p string) string { r, _ := filepath.Rel(repo, p); return r }
+	if _, err := os.Stat(adapters); err != nil {
+		return nil, fmt.Errorf("binding:%s: the adapter %s is missing from this checkout", lang, rel(adapters))
+	}
+	switch lang {
+	case "go":
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			return nil, errors.New("binding:go: the go toolchain is not on PATH; install Go 1.26")
+		}
+		out := filepath.Join(os.TempDir(), fmt.Sprintf("fsbox-adapter-go-%d", os.Getpid()))
+		t.argv = []string{out}
+		t.prepare = func() error {
+			cmd := exec.Command(goTool, "build", "-o", out, "./conformance/adapters/go")
+			cmd.Dir = repo
+			if b, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("binding:go: building the adapter (go build ./conformance/adapters/go) failed:\n%s", b)
+			}
+			return nil
+		}
+	case "python":
+		py := filepath.Join(repo, "sdks", "python", ".venv", "bin", "python")
+		if _, err := os.Stat(py); err != nil {
+			return nil, fmt.Errorf("binding:python: %s is missing: the Python SDK is not installed in this clone; run scripts/test-python.sh (or scripts/test) first", rel(py))
+		}
+		script, err := pickFile(adapters, []string{"adapter.py", "main.py", "__main__.py"}, ".py")
+		if err != nil {
+			return nil, fmt.Errorf("binding:python: %v", err)
+		}
+		t.argv = []string{py, script}
+	case "typescript":
+		node, err := exec.LookPath("node")
+		if err != nil {
+			return nil, errors.New("binding:typescript: node is not on PATH; install Node 20")
+		}
+		dist := filepath.Join(repo, "sdks", "typescript", "dist", "index.js")
+		if _, err := os.Stat(dist); err != nil {
+			return nil, fmt.Errorf("binding:typescript: %s is missing: the TypeScript SDK is not built in this clone; run scripts/test-typescript.sh (or scripts/test) first", rel(dist))
+		}
+		script, err := pickFile(filepath.Join(adapters, "dist"), []string{"adapter.js", "main.js", "index.js"}, ".js")
+		if err != nil {
+			return nil, fmt.Errorf("binding:typescript: the adapter is not compiled (%v); run scripts/test-typescript.sh (or scripts/test) first", err)
+		}
+		t.argv = []string{node, script}
+	default:
+		return nil, fmt.Errorf("unknown binding %q: want go, python or typescript", lang)
+	}
+	return t, nil
+}
+
+// pickFile returns the first of names present in dir, else the only file with ext.
+func pickFile(dir string, names []string, ext string) (string, error) {
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return filepath.Join(dir, n), nil
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	var cands []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ext) && !strings.HasPrefix(e.Name(), "_") && !strings.Contains(e.Name(), ".gen.") && !strings.Contains(e.Name(), "_gen") {
+			cands = append(cands, e.Name())
+		}
+	}
+	sort.Strings(cands)
+	if len(cands) == 1 {
+		return filepath.Join(dir, cands[0]), nil
+	}
+	return "", fmt.Errorf("no adapter entry point (%s) in %s", strings.Join(names, ", "), dir)
+}
+
+func (t *bindingTarget) Name() string { return "binding:" + t.lang }
+
+// Capabilities: an adapter executes typed calls only: no raw lines, no plain methods, no
+// pipelining, and change requests can only be answered from the scripted list.
+func (t *bindingTarget) Capabilities() map[string]bool { return map[string]bool{} }
+
+func (t *bindingTarget) Open(ctx context.Context) (Session, error) {
+	t.once.Do(func() {
+		if t.prepare != nil {
+			t.prepErr = t.prepare()
+		}
+	})
+	if t.prepErr != nil {
+		return nil, t.prepErr
+	}
+	p, err := startProcess(t.argv, t.repo)
+	if err != nil {
+		return nil, err
+	}
+	s := &adapterSession{p: p, binary: t.binary, lines: make(chan []byte, 1), done: make(chan struct{})}
+	go s.readLoop()
+	return s, nil
+}
+
+// adapterSession speaks the adapter protocol: one op, one answer line.
+type adapterSession struct {
+	p      *process
+	binary string
+	lines  chan []byte
+	done   chan struct{}
+}
+
+func (s *adapterSession) readLoop() {
+	defer close(s.done)
+	br := bufio.NewReaderSize(s.p.stdout, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			s.lines <- line
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *adapterSession) op(ctx context.Context, msg map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.p.stdin.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("adapter: writing %s: %w", msg["op"], err)
+	}
+	select {
+	case line := <-s.lines:
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var out map[string]any
+		if err := dec.Decode(&out); err != nil {
+			return nil, fmt.Errorf("adapter answered %s with a line that is not JSON: %s", msg["op"], quoteShort(line))
+		}
+		return out, nil
+	case <-s.done:
+		return nil, fmt.Errorf("adapter exited while answering %s", msg["op"])
+	case <-ctx.Done():
+		return nil, fmt.Errorf("adapter did not answer %s: %w", msg["op"], ctx.Err())
+	}
+}
+
+func (s *adapterSession) Start(ctx context.Context, p StartParams) (any, map[string]any, error) {
+	out, err := s.op(ctx, map[string]any{"op": "start", "binary": s.binary, "root_dir": p.RootDir,
+		"config": p.Config, "events": p.Events, "change_requests": p.ChangeRequests})
+	if err != nil {
+		return nil, nil, err
+	}
+	if r, ok := out["skipped"].(string); ok {
+		return nil, nil, &skipError{r}
+	}
+	if ok, _ := out["ok"].(bool); !ok {
+		e, _ := out["error"].(map[string]any)
+		if e == nil {
+			e = map[string]any{}
+		}
+		return nil, e, nil
+	}
+	return out["initialize"], nil, nil
+}
+
+func (s *adapterSession) Call(ctx context.Context, tool string, args any, answers []Answer, _ AnswerFunc) (*Outcome, error) {
+	ans := []any{}
+	for _, a := range answers {
+		m := map[string]any{"approve": a.Approve}
+		if a.Reason != "" {
+			m["reason"] = a.Reason
+		}
+		ans = append(ans, m)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	out, err := s.op(ctx, map[string]any{"op": "call", "tool": tool, "arguments": args, "change_answers": ans})
+	if err != nil {
+		return nil, err
+	}
+	o := &Outcome{}
+	if r, ok := out["skipped"].(string); ok {
+		o.Skipped = r
+		return o, nil
+	}
+	o.Events, _ = out["events"].([]any)
+	o.ChangeRequests, _ = out["change_requests"].([]any)
+	if ok, _ := out["ok"].(bool); ok {
+		o.Result = out["result"]
+	} else {
+		e, _ := out["error"].(map[string]any)
+		if e == nil {
+			e = map[string]any{"message": "adapter answered ok: false without an error"}
+		}
+		o.Error = flattenError(e)
+	}
+	return o, nil
+}
+
+func (s *adapterSession) Close() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5e9)
+	defer cancel()
+	_, _ = s.op(ctx, map[string]any{"op": "stop"})
+	_ = s.p.close()
+	return s.p.stderr.String()
+}
+
+type skipError struct{ reason string }
+
+func (e *skipError) Error() string { return "skipped: " + e.reason }

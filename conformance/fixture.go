@@ -1,0 +1,345 @@
+package conformance
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Fixture is the temporary tree of one vector: <base>/ws is the root, <base>/ws-outside the
+// sibling tree that escape attempts aim at. The sibling's name starts with the root's name, so a
+// server that checks containment by string prefix is caught too.
+type Fixture struct {
+	Base, Root, Outside string
+	// RootArg is what the runner passes as root_dir (a symlink to Root with RootViaSymlink).
+	RootArg string
+	// RealBase is Base with symlinks resolved (the temp dir may itself be reached through one).
+	RealBase string
+}
+
+// defaultOutside is always present in the sibling tree.
+var defaultOutside = []Entry{
+	{Path: "secret.txt", Content: Content{Text: ptr("TOP SECRET outside\n")}},
+	{Path: "sub", Dir: true},
+	{Path: "sub/deep.txt", Content: Content{Text: ptr("deep outside\n")}},
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// NewFixture builds the vector's tree below base.
+func NewFixture(base string, v *Vector) (*Fixture, error) {
+	f := &Fixture{Base: base, Root: filepath.Join(base, "ws"), Outside: filepath.Join(base, "ws-outside")}
+	f.RootArg = f.Root
+	for _, d := range []string{f.Root, f.Outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if f.RealBase, err = filepath.EvalSymlinks(base); err != nil {
+		return nil, err
+	}
+	if err := f.create(f.Outside, append(append([]Entry{}, defaultOutside...), v.Outside...)); err != nil {
+		return nil, fmt.Errorf("outside tree: %w", err)
+	}
+	if err := f.create(f.Root, v.Workspace); err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	if v.RootViaSymlink {
+		f.RootArg = filepath.Join(base, "wslink")
+		if err := os.Symlink(f.Root, f.RootArg); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// Expand replaces {{root}} and {{outside}} in s with the fixture's absolute paths.
+func (f *Fixture) Expand(s string) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	return strings.NewReplacer("{{root}}", f.Root, "{{outside}}", f.Outside, "{{root_arg}}", f.RootArg).Replace(s)
+}
+
+// ExpandAll applies Expand to every string in a decoded JSON value.
+func (f *Fixture) ExpandAll(v any) any {
+	switch x := v.(type) {
+	case string:
+		return f.Expand(x)
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = f.ExpandAll(x[i])
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = f.ExpandAll(e)
+		}
+		return out
+	}
+	return v
+}
+
+func (f *Fixture) create(dir string, entries []Entry) error {
+	type pending struct {
+		p    string
+		mode os.FileMode
+	}
+	var modes []pending
+	for _, e := range entries {
+		p, err := within(dir, e.Path)
+		if err != nil {
+			return err
+		}
+		if err := f.makeEntry(p, e); err != nil {
+			return fmt.Errorf("%s: %w", e.Path, err)
+		}
+		if e.Mode != "" {
+			m, err := strconv.ParseUint(e.Mode, 8, 32)
+			if err != nil {
+				return fmt.Errorf("%s: bad mode %q", e.Path, e.Mode)
+			}
+			modes = append(modes, pending{p, os.FileMode(m)})
+		}
+	}
+	// Modes last, deepest first, so a 0000 directory can still be populated.
+	for i := len(modes) - 1; i >= 0; i-- {
+		if err := os.Chmod(modes[i].p, modes[i].mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *Fixture) makeEntry(p string, e Entry) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	switch {
+	case e.Dir:
+		return os.MkdirAll(p, 0o755)
+	case e.Symlink != nil:
+		return os.Symlink(f.Expand(*e.Symlink), p)
+	case e.FIFO:
+		return syscall.Mkfifo(p, 0o644)
+	default:
+		data, err := e.Bytes()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, data, 0o644)
+	}
+}
+
+// within joins a fixture-relative path onto dir, refusing anything that leaves it: the runner's
+// own fixture code must not be the thing that escapes.
+func within(dir, rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("fixture path %q must be relative", rel)
+	}
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if p != dir && !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+		return "", fmt.Errorf("fixture path %q leaves its tree", rel)
+	}
+	return p, nil
+}
+
+// Apply performs out-of-band filesystem operations.
+func (f *Fixture) Apply(ops []FSOp) error {
+	for _, op := range ops {
+		dir := f.Root
+		if op.In == "outside" {
+			dir = f.Outside
+		}
+		p, err := within(dir, op.Path)
+		if err != nil {
+			return err
+		}
+		switch op.Op {
+		case "create":
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+			if err := f.makeEntry(p, op.Entry); err != nil {
+				return err
+			}
+			if op.Mode != "" {
+				m, _ := strconv.ParseUint(op.Mode, 8, 32)
+				if err := os.Chmod(p, os.FileMode(m)); err != nil {
+					return err
+				}
+			}
+		case "delete":
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+		case "rename":
+			to, err := within(dir, op.To)
+			if err != nil {
+				return err
+			}
+			if err := os.Rename(p, to); err != nil {
+				return err
+			}
+		case "chmod":
+			m, err := strconv.ParseUint(op.Mode, 8, 32)
+			if err != nil {
+				return err
+			}
+			if err := os.Chmod(p, os.FileMode(m)); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unknown fs op %q", op.Op)
+		}
+	}
+	return nil
+}
+
+// Check compares the workspace with expectations; it returns one message per mismatch.
+func (f *Fixture) Check(entries []Entry) []string {
+	var bad []string
+	for _, e := range entries {
+		p, err := within(f.Root, e.Path)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if e.Absent {
+			if err == nil {
+				bad = append(bad, fmt.Sprintf("after: %s exists, want absent", e.Path))
+			}
+			continue
+		}
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("after: %s: %v", e.Path, redactErr(err, f)))
+			continue
+		}
+		switch {
+		case e.Symlink != nil:
+			t, err := os.Readlink(p)
+			if err != nil || t != f.Expand(*e.Symlink) {
+				bad = append(bad, fmt.Sprintf("after: %s is not a symlink to %q", e.Path, *e.Symlink))
+			}
+		case e.Dir:
+			if !fi.IsDir() {
+				bad = append(bad, fmt.Sprintf("after: %s is not a directory", e.Path))
+			}
+		case e.FIFO:
+			if fi.Mode()&fs.ModeNamedPipe == 0 {
+				bad = append(bad, fmt.Sprintf("after: %s is not a FIFO", e.Path))
+			}
+		case e.HasContent():
+			want, _ := e.Bytes()
+			got, err := os.ReadFile(p)
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("after: %s: %v", e.Path, redactErr(err, f)))
+			} else if !bytes.Equal(got, want) {
+				bad = append(bad, fmt.Sprintf("after: %s holds %s, want %s", e.Path, quoteShort(got), quoteShort(want)))
+			}
+		}
+		if e.Mode != "" {
+			m, _ := strconv.ParseUint(e.Mode, 8, 32)
+			if fi.Mode().Perm() != os.FileMode(m) {
+				bad = append(bad, fmt.Sprintf("after: %s has mode %04o, want %s", e.Path, fi.Mode().Perm(), e.Mode))
+			}
+		}
+	}
+	return bad
+}
+
+func redactErr(err error, f *Fixture) string {
+	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), f.Root, "<root>"), f.Outside, "<outside>")
+}
+
+func quoteShort(b []byte) string {
+	if len(b) > 80 {
+		return fmt.Sprintf("%q… (%d bytes)", b[:80], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// Snapshot records a tree: every path with its type, mode and content hash (symlinks not followed).
+func Snapshot(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				out[p] = "unreadable"
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		desc := fi.Mode().String()
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			t, _ := os.Readlink(p)
+			desc += " -> " + t
+		case fi.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				desc += " unreadable"
+			} else {
+				sum := sha256.Sum256(data)
+				desc += " " + hex.EncodeToString(sum[:8])
+			}
+		}
+		out[rel] = desc
+		return nil
+	})
+	return out, err
+}
+
+// diffSnapshots lists what changed between two snapshots of the outside tree.
+func diffSnapshots(before, after map[string]string) []string {
+	var out []string
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			out = append(out, "outside tree: "+k+" was removed")
+		} else if w != v {
+			out = append(out, "outside tree: "+k+" changed ("+v+" → "+w+")")
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			out = append(out, "outside tree: "+k+" was created")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Cleanup makes the tree removable (modes may have been set to 0000) and removes it.
+func (f *Fixture) Cleanup() error {
+	_ = filepath.WalkDir(f.Base, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	return os.RemoveAll(f.Base)
+}
+
+// hash12 is the content hash of the protocol: the first 12 hex digits of SHA-256 over raw bytes.
+func hash12(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:12]
+}

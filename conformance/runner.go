@@ -1,0 +1,818 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Options configure one run of the suite.
+type Options struct {
+	Target Target
+	// Vectors to run; nil means the embedded suite.
+	Vectors []*Vector
+	// Filter keeps vectors whose id matches one of these globs (doublestar); empty keeps all.
+	Filter   []string
+	Baseline *Baseline
+	// Parallel is how many vectors run at once (default 4).
+	Parallel int
+	// StepTimeout bounds one step (default 20s); a hang is a failure, not a stuck run.
+	StepTimeout time.Duration
+	// TempDir holds the fixtures (default os.TempDir()).
+	TempDir string
+}
+
+// Result is the outcome of one vector.
+type Result struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	// Status is pass, fail, skip, xfail (failed and listed in the baseline) or xpass (listed in the
+	// baseline but passed: a failure of the run).
+	Status     string   `json:"status"`
+	Failures   []string `json:"failures,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+	Stderr     string   `json:"stderr,omitempty"`
+}
+
+// Summary is a whole run.
+type Summary struct {
+	Target  string
+	Results []Result
+	// Stale lists baseline entries that match no vector of the suite.
+	Stale []string
+}
+
+// Counts returns passed, failed (including xpass and stale baseline entries), skipped and known
+// (xfail) counts.
+func (s *Summary) Counts() (passed, failed, skipped, known int) {
+	for _, r := range s.Results {
+		switch r.Status {
+		case "pass":
+			passed++
+		case "fail", "xpass":
+			failed++
+		case "skip":
+			skipped++
+		case "xfail":
+			known++
+		}
+	}
+	return passed, failed + len(s.Stale), skipped, known
+}
+
+// OK reports whether the run matched the baseline exactly.
+func (s *Summary) OK() bool { _, f, _, _ := s.Counts(); return f == 0 }
+
+// Run runs the suite against o.Target.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	if o.Target == nil {
+		return nil, errors.New("no target")
+	}
+	all := o.Vectors
+	if all == nil {
+		var err error
+		if all, err = Embedded(); err != nil {
+			return nil, err
+		}
+	}
+	if c := loadContract(); c.err != nil {
+		return nil, fmt.Errorf("schema bundle: %w", c.err)
+	}
+	var vs []*Vector
+	for _, v := range all {
+		if matchesAny(o.Filter, v.ID) {
+			vs = append(vs, v)
+		}
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 4
+	}
+	if o.StepTimeout <= 0 {
+		o.StepTimeout = 20 * time.Second
+	}
+	caps := platformCaps()
+	for k, v := range o.Target.Capabilities() {
+		caps[k] = v
+	}
+	results := make([]Result, len(vs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, o.Parallel)
+	for i, v := range vs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := &runner{o: &o, v: v, caps: caps}
+			results[i] = r.run(ctx)
+		}()
+	}
+	wg.Wait()
+	s := &Summary{Target: o.Target.Name(), Results: results}
+	if o.Baseline != nil {
+		s.Stale = o.Baseline.apply(s.Results, all)
+	}
+	return s, nil
+}
+
+// Matches reports whether id matches one of the filter globs (all ids match an empty filter).
+func Matches(globs []string, id string) bool { return matchesAny(globs, id) }
+
+func matchesAny(globs []string, id string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, id); ok || g == id || strings.HasPrefix(id, strings.TrimSuffix(g, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// runner runs one vector.
+type runner struct {
+	o    *Options
+	v    *Vector
+	caps map[string]bool
+	fx   *Fixture
+	m    *matcher
+	sess Session
+	bad  []string
+	// events is the events capability the session was opened with.
+	events bool
+}
+
+func (r *runner) failf(format string, args ...any) {
+	r.bad = append(r.bad, fmt.Sprintf(format, args...))
+}
+
+func (r *runner) run(ctx context.Context) (res Result) {
+	start := time.Now()
+	res = Result{ID: r.v.ID, Category: r.v.Category}
+	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
+	if missing := r.missingCaps(); len(missing) > 0 {
+		res.Status, res.Reason = "skip", "needs "+strings.Join(missing, ", ")
+		return res
+	}
+	base, err := os.MkdirTemp(r.o.TempDir, "fsconf-")
+	if err != nil {
+		res.Status, res.Failures = "fail", []string{"runner: " + err.Error()}
+		return res
+	}
+	fx, err := NewFixture(base, r.v)
+	if fx == nil {
+		_ = os.RemoveAll(base)
+		res.Status, res.Failures = "fail", []string{"runner: building the fixture: " + err.Error()}
+		return res
+	}
+	defer fx.Cleanup()
+	if err != nil {
+		res.Status, res.Failures = "fail", []string{"runner: building the fixture: " + err.Error()}
+		return res
+	}
+	r.fx = fx
+	r.m = &matcher{vars: map[string]any{}, fx: fx}
+	outsideBefore, err := Snapshot(fx.Outside)
+	if err != nil {
+		res.Status, res.Failures = "fail", []string{"runner: " + err.Error()}
+		return res
+	}
+	skip := r.body(ctx)
+	if r.sess != nil {
+		res.Stderr = tail(r.sess.Close(), 4000)
+		if wc, ok := r.sess.(wireCapable); ok {
+			for _, v := range wc.Violations() {
+				r.failf("wire: %s", v)
+			}
+		}
+	}
+	if skip != "" {
+		res.Status, res.Reason = "skip", skip
+		return res
+	}
+	if outsideAfter, err := Snapshot(fx.Outside); err != nil {
+		r.failf("runner: %v", err)
+	} else {
+		r.bad = append(r.bad, diffSnapshots(outsideBefore, outsideAfter)...)
+	}
+	if len(r.bad) > 0 {
+		res.Status, res.Failures = "fail", r.bad
+	} else {
+		res.Status, res.Stderr = "pass", ""
+	}
+	return res
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// missingCaps lists the vector's requirements the platform or target lacks; steps that need the
+// raw protocol imply their requirement.
+func (r *runner) missingCaps() []string {
+	need := map[string]bool{}
+	for _, c := range r.v.Requires {
+		need[c] = true
+	}
+	if r.v.Handshake == "manual" {
+		need["raw_wire"] = true
+	}
+	var walk func(steps []Step)
+	walk = func(steps []Step) {
+		for _, st := range steps {
+			switch {
+			case st.Raw != nil:
+				need["raw_wire"] = true
+			case st.Method != "":
+				need["methods"] = true
+			case st.Parallel != nil:
+				need["pipelining"] = true
+			}
+			for _, a := range st.Answers {
+				if a.FS != nil {
+					need["change_request_fs"] = true
+				}
+				if a.Error != nil {
+					need["change_request_error"] = true
+				}
+			}
+			for _, e := range append(append([]Entry{}, r.v.Workspace...), r.v.Outside...) {
+				if e.FIFO {
+					need["fifo"] = true
+				}
+				if e.Symlink != nil {
+					need["symlinks"] = true
+				}
+			}
+		}
+	}
+	walk(r.v.Steps)
+	var missing []string
+	for _, c := range sortedKeys(need) {
+		if !r.caps[c] {
+			missing = append(missing, c)
+		}
+	}
+	return missing
+}
+
+// body opens the session and runs the steps; it returns a skip reason when the target declined.
+func (r *runner) body(ctx context.Context) string {
+	vctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	sess, err := r.o.Target.Open(vctx)
+	if err != nil {
+		r.failf("opening a session: %v", err)
+		return ""
+	}
+	r.sess = sess
+	if r.v.Handshake != "manual" {
+		if !r.initialize(vctx) {
+			return ""
+		}
+	}
+	for i := range r.v.Steps {
+		label := fmt.Sprintf("step %d", i+1)
+		if l := r.v.Steps[i].Label; l != "" {
+			label += " (" + l + ")"
+		}
+		before := len(r.bad)
+		if skip := r.step(vctx, &r.v.Steps[i], label); skip != "" {
+			return skip
+		}
+		if len(r.bad) > before {
+			break // later steps build on this one; their failures would only repeat it
+		}
+	}
+	if len(r.bad) == 0 {
+		r.bad = append(r.bad, r.fx.Check(r.v.After)...)
+	}
+	return ""
+}
+
+func (r *runner) initialize(ctx context.Context) bool {
+	cfg := map[string]any{"root_dir": r.fx.RootArg}
+	overridesRoot := false
+	for k, val := range r.v.Config {
+		cfg[k] = r.fx.ExpandAll(val)
+		overridesRoot = overridesRoot || k == "root_dir"
+	}
+	r.events = r.v.Events == nil || *r.v.Events
+	sctx, cancel := context.WithTimeout(ctx, r.o.StepTimeout)
+	defer cancel()
+	res, rpcErr, err := r.sess.Start(sctx, StartParams{RootDir: asString(cfg["root_dir"]), Config: cfg,
+		Events: r.events, ChangeRequests: r.v.ChangeRequests})
+	var skip *skipError
+	if errors.As(err, &skip) {
+		r.failf("initialize: adapter skipped: %s", skip.reason)
+		return false
+	}
+	if err != nil {
+		r.failf("initialize: %v", err)
+		return false
+	}
+	if m, ok := res.(map[string]any); ok {
+		m["tool_names"] = toolNames(m["tools"])
+		if !overridesRoot && rpcErr == nil {
+			real, _ := filepath.EvalSymlinks(r.fx.Root)
+			if got := asString(m["root_dir"]); got != real {
+				r.failf("initialize: root_dir is %q, want the resolved root %q", got, real)
+			}
+		}
+		withoutRoot := map[string]any{}
+		for k, v := range m {
+			if k != "root_dir" {
+				withoutRoot[k] = v
+			}
+		}
+		r.checkLeaks("initialize result", withoutRoot, nil)
+	}
+	if r.v.Init != nil {
+		if r.v.Init.Error != nil {
+			if rpcErr == nil {
+				r.failf("initialize: succeeded, want error %s", show(r.v.Init.Error))
+				return false
+			}
+			for _, b := range r.m.match(r.v.Init.Error, rpcErr, "initialize.error") {
+				r.failf("%s", b)
+			}
+			r.checkLeaks("initialize error", rpcErr, nil)
+			return false // a session that failed to open has nothing more to run
+		}
+		if rpcErr == nil {
+			for _, b := range r.m.match(r.v.Init.Result, res, "initialize.result") {
+				r.failf("%s", b)
+			}
+		}
+	}
+	if rpcErr != nil {
+		r.failf("initialize failed: %s", show(rpcErr))
+		return false
+	}
+	return true
+}
+
+func toolNames(tools any) []any {
+	var out []any
+	list, _ := tools.([]any)
+	for _, t := range list {
+		switch x := t.(type) {
+		case string:
+			out = append(out, x)
+		case map[string]any:
+			out = append(out, x["name"])
+		}
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out
+}
+
+// step runs one step; failures go to r.bad. It returns a skip reason when the target declined.
+func (r *runner) step(ctx context.Context, st *Step, label string) string {
+	sctx, cancel := context.WithTimeout(ctx, r.o.StepTimeout)
+	defer cancel()
+	if err := r.fx.Apply(st.FS); err != nil {
+		r.failf("%s: runner fs change: %v", label, err)
+		return ""
+	}
+	wc, _ := r.sess.(wireCapable)
+	switch {
+	case st.Call != "":
+		args := r.fx.ExpandAll(r.subst(st.Args))
+		out, err := r.sess.Call(sctx, st.Call, args, st.Answers, r.answerFunc(st.Answers, label))
+		if err != nil {
+			r.failf("%s: %s: %v", label, st.Call, err)
+			return ""
+		}
+		if out.Skipped != "" {
+			return "adapter: " + out.Skipped
+		}
+		r.checkOutcome(label+": "+st.Call, st, out, args)
+	case st.Method != "":
+		out, err := wc.Request(sctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
+		if err != nil {
+			r.failf("%s: %s: %v", label, st.Method, err)
+			return ""
+		}
+		r.checkOutcome(label+": "+st.Method, st, out, nil)
+	case st.Raw != nil:
+		line, err := r.rawLine(st.Raw)
+		if err != nil {
+			r.failf("%s: bad raw line in vector: %v", label, err)
+			return ""
+		}
+		got, err := wc.Raw(sctx, line, len(st.Responses), st.ExpectEOF)
+		if err != nil {
+			r.failf("%s: %v", label, err)
+		}
+		if got == nil {
+			got = []any{}
+		}
+		want := st.Responses
+		if want == nil {
+			want = []any{}
+		}
+		for _, b := range r.m.unordered(want, got, label+": responses") {
+			r.failf("%s", b)
+		}
+		r.checkLeaks(label+": responses", got, nil)
+	case st.Parallel != nil:
+		args := make([]any, len(st.Parallel))
+		for i := range st.Parallel {
+			args[i] = r.fx.ExpandAll(r.subst(st.Parallel[i].Args))
+		}
+		outs, err := wc.Parallel(sctx, st.Parallel, args)
+		if err != nil {
+			r.failf("%s: %v", label, err)
+			return ""
+		}
+		counts := map[string]int{}
+		for i, o := range outs {
+			if o.Error != nil {
+				counts[asString(o.Error["kind"])]++
+			} else {
+				counts["ok"]++
+			}
+			r.checkLeaks(fmt.Sprintf("%s: call %d", label, i+1), o.Result, args[i])
+		}
+		want := map[string]int{}
+		for k, n := range st.Outcomes {
+			if n > 0 {
+				want[k] = n
+			}
+		}
+		if show(counts) != show(want) {
+			r.failf("%s: outcomes %s, want %s", label, show(counts), show(want))
+		}
+	}
+	r.bad = append(r.bad, prefixAll(label+": ", r.fx.Check(st.After))...)
+	return ""
+}
+
+func prefixAll(p string, ss []string) []string {
+	for i := range ss {
+		ss[i] = p + ss[i]
+	}
+	return ss
+}
+
+// answerFunc plays the scripted answers in order, approving once they run out.
+func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
+	var mu sync.Mutex
+	n := 0
+	return func(params any) (any, *RPCError) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n >= len(answers) {
+			return map[string]any{"approve": true}, nil
+		}
+		a := answers[n]
+		n++
+		if err := r.fx.Apply(a.FS); err != nil {
+			r.failf("%s: runner fs change during the change request: %v", label, err)
+		}
+		if a.Error != nil {
+			return nil, a.Error
+		}
+		res := map[string]any{"approve": a.Approve}
+		if a.Reason != "" {
+			res["reason"] = a.Reason
+		}
+		return res, nil
+	}
+}
+
+// checkOutcome matches an outcome and runs the checks every outcome gets.
+func (r *runner) checkOutcome(label string, st *Step, out *Outcome, sent any) {
+	m := r.m
+	switch {
+	case st.Error != nil:
+		if out.Error == nil {
+			r.failf("%s: succeeded with %s, want error %s", label, show(out.Result), show(st.Error))
+		} else {
+			for _, b := range m.match(st.Error, out.Error, label+": error") {
+				r.failf("%s", b)
+			}
+		}
+	case out.Error != nil:
+		r.failf("%s: failed with %s", label, show(out.Error))
+	case st.Result != nil:
+		for _, b := range m.match(st.Result, out.Result, label+": result") {
+			r.failf("%s", b)
+		}
+	}
+	if st.Events != nil {
+		for _, b := range m.match(st.Events, nonNil(out.Events), label+": events") {
+			r.failf("%s", b)
+		}
+	}
+	if st.ChangeRequests != nil {
+		for _, b := range m.match(st.ChangeRequests, nonNil(out.ChangeRequests), label+": change_requests") {
+			r.failf("%s", b)
+		}
+	}
+	r.checkLeaks(label, out.Result, sent)
+	r.checkLeaks(label+": error", out.Error, sent)
+	if !r.events && len(out.Events) > 0 {
+		r.failf("%s: %d events sent although the client did not ask for events", label, len(out.Events))
+	}
+	if out.Error != nil {
+		if len(out.Events) > 0 {
+			r.failf("%s: failed but emitted events %s (failed calls emit nothing)", label, show(out.Events))
+		}
+		if st.Call != "" {
+			r.checkErrorShape(label, out.Error)
+		}
+	} else if st.Call != "" {
+		if reason := validate(loadContract().results[st.Call], out.Result); reason != "" {
+			r.failf("%s: result does not fit the schema bundle: %s", label, reason)
+		}
+	}
+	r.checkEvents(label, out.Events)
+	r.checkEvents(label+": change request", out.ChangeRequests)
+}
+
+func nonNil(v []any) []any {
+	if v == nil {
+		return []any{}
+	}
+	return v
+}
+
+// checkErrorShape holds every tool error to section 3: a known kind, the code and retry flag that
+// go with it, and a root-relative path.
+func (r *runner) checkErrorShape(label string, e map[string]any) {
+	code := fmt.Sprint(e["code"])
+	kind := asString(e["kind"])
+	if code == "-32800" {
+		return
+	}
+	retry, known := loadContract().kinds[kind]
+	if !known {
+		r.failf("%s: error %s has no known kind (data.kind)", label, show(e))
+		return
+	}
+	want := "-32002"
+	if retry {
+		want = "-32001"
+	}
+	if kind == "invalid_arguments" || kind == "unknown_tool" {
+		want = "-32602"
+	}
+	if code != want {
+		r.failf("%s: kind %s came with code %s, want %s", label, kind, code, want)
+	}
+	if got, ok := e["retry"].(bool); !ok || got != retry {
+		r.failf("%s: kind %s came with retry %v, want %v", label, kind, e["retry"], retry)
+	}
+	if p := asString(e["path"]); strings.HasPrefix(p, "/") {
+		r.failf("%s: error path %q is not root-relative", label, p)
+	}
+}
+
+// checkEvents holds events to section 7: the bundle's shape, the resolved root, root-relative paths.
+func (r *runner) checkEvents(label string, evs []any) {
+	real, _ := filepath.EvalSymlinks(r.fx.Root)
+	for i, e := range evs {
+		m, _ := e.(map[string]any)
+		kind := asString(m["kind"])
+		s, ok := loadContract().events[kind]
+		if !ok {
+			r.failf("%s: event %d has unknown kind %q", label, i+1, kind)
+			continue
+		}
+		if reason := validate(s, e); reason != "" {
+			r.failf("%s: event %d (%s) does not fit the schema bundle: %s", label, i+1, kind, reason)
+		}
+		if got := asString(m["root_dir"]); got != real {
+			r.failf("%s: event %d root_dir %q, want the resolved root %q", label, i+1, got, real)
+		}
+		if p := asString(m["path"]); strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
+			r.failf("%s: event %d path %q is not root-relative", label, i+1, p)
+		}
+	}
+}
+
+func (r *runner) checkLeaks(label string, v any, sent any) {
+	for _, l := range r.fx.leaks(v, stringsIn(sent)) {
+		r.failf("%s: reveals a host path: %s", label, l)
+	}
+}
+
+// leaks returns the strings of v that contain the fixture's absolute location, after removing
+// the strings the client sent itself (echoing the model's own spelling is fine).
+func (f *Fixture) leaks(v any, sent []string) []string {
+	var host []string
+	for _, s := range sent {
+		if strings.Contains(s, f.Base) || strings.Contains(s, f.RealBase) {
+			host = append(host, s)
+		}
+	}
+	sort.Slice(host, func(i, j int) bool { return len(host[i]) > len(host[j]) })
+	var out []string
+	for _, s := range stringsIn(v) {
+		t := s
+		for _, h := range host {
+			t = strings.ReplaceAll(t, h, "")
+		}
+		if strings.Contains(t, f.Base) || strings.Contains(t, f.RealBase) {
+			out = append(out, shorten(s, f))
+		}
+	}
+	return out
+}
+
+func shorten(s string, f *Fixture) string {
+	i := strings.Index(s, f.Base)
+	if i < 0 {
+		i = strings.Index(s, f.RealBase)
+	}
+	lo, hi := max(0, i-60), min(len(s), i+len(f.Base)+60)
+	return fmt.Sprintf("%q", s[lo:hi])
+}
+
+func stringsIn(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				out = append(out, k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// subst replaces {"$ref": name}, {"$concat": [...]} and {"$content": <Content>} in arguments.
+func (r *runner) subst(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			if name, ok := x["$ref"].(string); ok {
+				return r.m.vars[name]
+			}
+			if parts, ok := x["$concat"].([]any); ok {
+				var b strings.Builder
+				for _, p := range parts {
+					fmt.Fprint(&b, r.subst(p))
+				}
+				return b.String()
+			}
+			if c, ok := x["$content"]; ok {
+				cs, err := contentOf(c)
+				if err == nil {
+					b, _ := cs.Bytes()
+					return string(b)
+				}
+			}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = r.subst(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = r.subst(x[i])
+		}
+		return out
+	}
+	return v
+}
+
+// rawLine builds a raw wire line from a string or a list of strings and Contents.
+func (r *runner) rawLine(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return []byte(r.fx.Expand(x)), nil
+	case []any:
+		var b []byte
+		for _, p := range x {
+			if s, ok := p.(string); ok {
+				b = append(b, r.fx.Expand(s)...)
+				continue
+			}
+			c, err := contentOf(p)
+			if err != nil {
+				return nil, err
+			}
+			pb, err := c.Bytes()
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, pb...)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("raw must be a string or a list of parts, got %s", show(v))
+}
+
+// WriteReport writes the run as JSON Lines: a header, one record per vector, a summary.
+func WriteReport(w io.Writer, s *Summary, caps map[string]bool) error {
+	enc := json.NewEncoder(w)
+	p, f, sk, k := s.Counts()
+	if err := enc.Encode(map[string]any{"type": "header", "target": s.Target, "schema_hash": schemaHash(),
+		"capabilities": caps, "vectors": len(s.Results)}); err != nil {
+		return err
+	}
+	for _, r := range s.Results {
+		rec := struct {
+			Type string `json:"type"`
+			Result
+		}{"result", r}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	return enc.Encode(map[string]any{"type": "summary", "passed": p, "failed": f, "skipped": sk,
+		"expected_failures": k, "stale_baseline": nonNilStrings(s.Stale)})
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// WriteText prints the per-category table, the failures, and the closing count line.
+func WriteText(w io.Writer, s *Summary, verbose bool) {
+	type row struct{ pass, fail, skip, known int }
+	rows := map[string]*row{}
+	for _, r := range s.Results {
+		if rows[r.Category] == nil {
+			rows[r.Category] = &row{}
+		}
+		switch r.Status {
+		case "pass":
+			rows[r.Category].pass++
+		case "fail", "xpass":
+			rows[r.Category].fail++
+		case "skip":
+			rows[r.Category].skip++
+		case "xfail":
+			rows[r.Category].known++
+		}
+	}
+	fmt.Fprintf(w, "conformance: %s\n\n", s.Target)
+	fmt.Fprintf(w, "%-16s %7s %7s %8s %6s\n", "category", "passed", "failed", "skipped", "known")
+	for _, c := range sortedKeys(rows) {
+		x := rows[c]
+		fmt.Fprintf(w, "%-16s %7d %7d %8d %6d\n", c, x.pass, x.fail, x.skip, x.known)
+	}
+	fmt.Fprintln(w)
+	for _, r := range s.Results {
+		switch {
+		case r.Status == "fail":
+			fmt.Fprintf(w, "FAIL %s\n", r.ID)
+			for _, f := range r.Failures {
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(f, "\n", "\n    "))
+			}
+			if verbose && r.Stderr != "" {
+				fmt.Fprintf(w, "    stderr:\n      %s\n", strings.ReplaceAll(strings.TrimSpace(r.Stderr), "\n", "\n      "))
+			}
+		case r.Status == "xpass":
+			fmt.Fprintf(w, "FAIL %s: listed in the baseline (%s) but passes; remove the entry\n", r.ID, r.Reason)
+		case verbose && r.Status == "skip":
+			fmt.Fprintf(w, "skip %s: %s\n", r.ID, r.Reason)
+		case verbose && r.Status == "xfail":
+			fmt.Fprintf(w, "known %s: %s\n", r.ID, r.Reason)
+		}
+	}
+	for _, e := range s.Stale {
+		fmt.Fprintf(w, "FAIL baseline entry %q matches no vector; remove it\n", e)
+	}
+	p, f, sk, k := s.Counts()
+	if k > 0 {
+		fmt.Fprintf(w, "%d known failures (listed in the baseline)\n", k)
+	}
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", p, f, sk)
+}

@@ -1,0 +1,227 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// StartParams opens a session on a vector's fixture.
+type StartParams struct {
+	// RootDir is the fixture root; Config already holds it as root_dir (a vector may override it).
+	RootDir        string
+	Config         map[string]any
+	Events         bool
+	ChangeRequests bool
+}
+
+// Session is one connection to the implementation under test, for one vector.
+type Session interface {
+	// Start initializes; it returns the initialize result, or the error the server answered.
+	Start(ctx context.Context, p StartParams) (result any, rpcErr map[string]any, err error)
+	// Call calls a tool. answers is the scripted list (for adapters); answer is the same script as
+	// a function, for targets that see each change request live.
+	Call(ctx context.Context, tool string, args any, answers []Answer, answer AnswerFunc) (*Outcome, error)
+	// Close ends the session and returns what the implementation wrote to stderr.
+	Close() string
+}
+
+// wireCapable is a session on the raw protocol: it can send arbitrary lines and plain methods and
+// pipeline calls. Binding adapters are not.
+type wireCapable interface {
+	Request(ctx context.Context, method string, params any) (*Outcome, error)
+	Raw(ctx context.Context, line []byte, want int, expectEOF bool) ([]any, error)
+	Parallel(ctx context.Context, calls []Step, args []any) ([]*Outcome, error)
+	Violations() []string
+}
+
+// Target is an implementation the suite can grade.
+type Target interface {
+	Name() string
+	// Capabilities the target offers; the platform's own are added by the runner.
+	Capabilities() map[string]bool
+	Open(ctx context.Context) (Session, error)
+}
+
+// wireCaps are the capabilities of every target spoken to on the raw protocol.
+var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": true,
+	"change_request_fs": true, "change_request_error": true, "descriptors": true}
+
+// DialFunc connects to a fresh server session, e.g. one in the same process.
+type DialFunc func(ctx context.Context) (io.ReadWriteCloser, error)
+
+type dialTarget struct {
+	name string
+	dial DialFunc
+}
+
+// DialTarget grades a server reached through dial: the inproc target is built this way from
+// outside this package, so the suite never imports the engine it grades.
+func DialTarget(name string, dial DialFunc) Target { return &dialTarget{name, dial} }
+
+func (t *dialTarget) Name() string                  { return t.name }
+func (t *dialTarget) Capabilities() map[string]bool { return wireCaps }
+func (t *dialTarget) Open(ctx context.Context) (Session, error) {
+	rwc, err := t.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &wireSession{c: newWireConn(rwc, rwc, rwc.Close)}, nil
+}
+
+type serverTarget struct {
+	cmdline string
+	argv    []string
+}
+
+// ServerTarget grades any server speaking the protocol on stdio: the command is started once per
+// vector, without a shell.
+func ServerTarget(cmdline string) (Target, error) {
+	argv, err := splitCommand(cmdline)
+	if err != nil {
+		return nil, err
+	}
+	return &serverTarget{cmdline, argv}, nil
+}
+
+func (t *serverTarget) Name() string                  { return "server:" + t.cmdline }
+func (t *serverTarget) Capabilities() map[string]bool { return wireCaps }
+func (t *serverTarget) Open(ctx context.Context) (Session, error) {
+	p, err := startProcess(t.argv, "")
+	if err != nil {
+		return nil, err
+	}
+	return &wireSession{c: newWireConn(p.stdout, p.stdin, p.close), stderr: p.stderr.String}, nil
+}
+
+// process is a child speaking on its stdio.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr *capBuffer
+	once   sync.Once
+	err    error
+}
+
+func startProcess(argv []string, dir string) (*process, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	p := &process{cmd: cmd, stderr: &capBuffer{max: 64 << 10}}
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+	}
+	return p, nil
+}
+
+// close closes stdin (EOF ends a well-behaved server) and waits a while before killing.
+func (p *process) close() error {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- p.cmd.Wait() }()
+		select {
+		case p.err = <-done:
+		case <-time.After(5 * time.Second):
+			_ = p.cmd.Process.Kill()
+			p.err = <-done
+			p.stderr.Write([]byte("\n[conformance: killed after stdin EOF did not end it within 5s]\n"))
+		}
+	})
+	return p.err
+}
+
+// capBuffer keeps the first max bytes written to it.
+type capBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		if len(p) > room {
+			b.buf.Write(p[:room])
+		} else {
+			b.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func (b *capBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TargetOptions are what ParseTarget needs beyond the spec string.
+type TargetOptions struct {
+	// Inproc dials the engine in-process; nil makes "inproc" unavailable.
+	Inproc DialFunc
+	// RepoDir is the fsbox checkout holding the adapters and SDKs (binding targets).
+	RepoDir string
+	// Binary is the fsbox executable the adapters start (binding targets).
+	Binary string
+}
+
+// ParseTarget turns "inproc", "server:<command line>" or "binding:go|python|typescript" into a Target.
+func ParseTarget(spec string, o TargetOptions) (Target, error) {
+	switch {
+	case spec == "inproc":
+		if o.Inproc == nil {
+			return nil, errors.New("the inproc target is not available in this build")
+		}
+		return DialTarget("inproc", o.Inproc), nil
+	case strings.HasPrefix(spec, "server:"):
+		return ServerTarget(strings.TrimPrefix(spec, "server:"))
+	case strings.HasPrefix(spec, "binding:"):
+		return BindingTarget(strings.TrimPrefix(spec, "binding:"), o.RepoDir, o.Binary)
+	}
+	return nil, fmt.Errorf("unknown target %q: want inproc, server:<command line> or binding:go|python|typescript", spec)
+}
+
+// platformCaps are the capabilities of the machine the runner is on.
+func platformCaps() map[string]bool {
+	caps := map[string]bool{"symlinks": runtime.GOOS != "windows", "posix_modes": runtime.GOOS != "windows",
+		"fifo": runtime.GOOS == "linux" || runtime.GOOS == "darwin", "non_root": os.Geteuid() != 0}
+	return caps
+}
+
+// FindRepo walks up from dir to the fsbox checkout (the directory whose go.mod names the module).
+func FindRepo(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && bytes.Contains(b, []byte("module github.com/fsbox/fsbox\n")) {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no fsbox checkout at or above %s", dir)
+		}
+		d = parent
+	}
+}
