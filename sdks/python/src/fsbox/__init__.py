@@ -1,0 +1,39 @@
+"""fsbox: sandboxed file tools for agents, served by the fsbox binary over JSON-RPC on stdio.
+
+::
+
+    import fsbox
+
+    with fsbox.Client("workspace") as fs:
+        fs.write_file(path="notes.txt", content="hello\\n")
+        print(fs.read_file(path="notes.txt").text)
+
+Client (blocking, thread-safe) and AsyncClient (asyncio) have one method per tool, with keyword
+arguments named as on the wire; results are dataclasses whose ``text`` is what the model should
+see. Failures raise ToolRetry (the model can fix the call) or ToolFatal (stop the run), both
+FsboxError with ``kind``, ``path`` and ``message``. The wire types, events and tables are
+generated from the protocol's schema bundle (see _types_gen.py).
+"""
+
+from ._transport import VERSION as __version__
+from ._types_gen import *  # noqa: F403 (the generated wire types, listed in its __all__)
+from ._types_gen import __all__ as _types_all
+from .client import AsyncClient, ChangeRequest, Client, OnChangeRequest, OnEvent, RawResult
+from .errors import BinaryNotFound, ConnectionLost, FsboxError, ProtocolError, ToolFatal, ToolRetry
+
+__all__ = [  # noqa: PLE0604
+    *_types_all,
+    "AsyncClient",
+    "BinaryNotFound",
+    "ChangeRequest",
+    "Client",
+    "ConnectionLost",
+    "FsboxError",
+    "OnChangeRequest",
+    "OnEvent",
+    "ProtocolError",
+    "RawResult",
+    "ToolFatal",
+    "ToolRetry",
+    "__version__",
+]

@@ -1,0 +1,361 @@
+"""Client and AsyncClient: an fsbox server as typed Python methods.
+
+Both spawn ``fsbox serve`` on start, initialize it with the given root and config, and stop it on
+close. Every tool is a method (generated, in _client_gen.py) taking keyword arguments named as on
+the wire and returning the tool's result dataclass, whose ``text`` is what the model should see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Any, TypeVar, Union
+
+from ._client_gen import AsyncTools, SyncTools
+from ._transport import (
+    AsyncConnection,
+    SyncConnection,
+    UnknownMethod,
+    find_binary,
+    initialize_params,
+    report_callback_error,
+)
+from ._types_gen import (
+    TOOL_RESULTS,
+    ChangeRequestResult,
+    Config,
+    Event,
+    FileChangeRequest,
+    InitializeResult,
+    ToolResult,
+    WireError,
+    event_from_wire,
+)
+from .errors import FsboxError, ProtocolError
+
+_T = TypeVar("_T")
+
+OnEvent = Callable[[Event], object]
+"""Receives every event; may be a coroutine function. Its return value is ignored."""
+
+OnChangeRequest = Callable[["ChangeRequest"], object]
+"""Decides a change request: request.cancel(reason) refuses, returning approves, raising aborts
+the call. May be a coroutine function."""
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclasses.dataclass(kw_only=True)
+class ChangeRequest(FileChangeRequest):
+    """A change the server asks to approve before it touches disk.
+
+    on_change_request receives one per change. Call cancel(reason) to refuse it: nothing is
+    written and the tool returns normally with ``cancelled`` set and the reason in its text.
+    Return without cancelling to approve it. Raising aborts the call: the server applies nothing
+    and the call fails with ToolFatal, kind ``change_request_failed``.
+    """
+
+    cancelled: bool = False
+    """True once cancel was called."""
+
+    cancel_reason: str | None = None
+    """The reason given to cancel; shown to the model."""
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Refuse the change. A later cancel without a reason keeps the earlier reason."""
+        self.cancelled = True
+        if reason is not None:
+            self.cancel_reason = reason
+
+    def answer(self) -> dict[str, Any]:
+        """The change_request result this request's state stands for."""
+        return ChangeRequestResult(approve=not self.cancelled, reason=self.cancel_reason if self.cancelled else None).to_wire()
+
+
+@dataclasses.dataclass
+class RawResult:
+    """The result of a tool this version of the SDK does not know, from Client.call."""
+
+    text: str
+    """Exactly what the model should see."""
+
+    data: dict[str, Any]
+    """The whole result object."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The result object as the server sent it."""
+        return dict(self.data)
+
+
+def _decode(decode: Callable[[Mapping[str, Any]], _T], value: Any, what: str) -> _T:
+    if not isinstance(value, dict):
+        raise ProtocolError(f"the {what} result is not an object: {value!r}")
+    try:
+        return decode(value)
+    except WireError as e:
+        raise ProtocolError(f"malformed {what} result: {e}") from None
+
+
+def _decode_any_tool(name: str, value: Any) -> ToolResult | RawResult:
+    decode = TOOL_RESULTS.get(name)
+    if decode is not None:
+        return _decode(decode, value, name)
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        raise ProtocolError(f"the {name} result has no text: {value!r}")
+    return RawResult(text=value["text"], data=value)
+
+
+def _descriptors(result: InitializeResult) -> list[dict[str, Any]]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in result.tools]
+
+
+class Client(SyncTools):
+    """A running fsbox server confined to root_dir, as blocking methods.
+
+    ::
+
+        with fsbox.Client("workspace") as fs:
+            print(fs.read_file(path="notes.txt").text)
+
+    Args:
+        root_dir: The directory every tool is confined to.
+        config: An fsbox.Config or a mapping of its wire fields; root_dir is set from the
+            argument above.
+        binary: The fsbox binary; default $FSBOX_BIN, else fsbox on PATH.
+        on_event: Called with each typed event, on the thread that reads the server's messages,
+            before the call that caused it returns. May be a coroutine function.
+        on_change_request: Called with a ChangeRequest before any change touches disk (see
+            ChangeRequest). May be a coroutine function; it runs on a private event loop.
+
+    Calls may come from many threads at once; they are pipelined over one connection. The
+    callbacks must not call the client (that raises RuntimeError): they run on the reader thread.
+    ``initialize_result`` holds what the server said at initialize: the resolved root_dir, cwd,
+    the tool descriptors and the schema_hash.
+
+    Raises:
+        BinaryNotFound: no fsbox binary.
+        FsboxError: initialize failed, for example on a bad config (kind invalid_arguments).
+    """
+
+    def __init__(
+        self,
+        root_dir: PathLike,
+        *,
+        config: Config | Mapping[str, Any] | None = None,
+        binary: PathLike | None = None,
+        on_event: OnEvent | None = None,
+        on_change_request: OnChangeRequest | None = None,
+    ) -> None:
+        self._on_event = on_event
+        self._on_change_request = on_change_request
+        self._loop: asyncio.AbstractEventLoop | None = None
+        params = initialize_params(
+            root_dir, config, events=on_event is not None, change_requests=on_change_request is not None
+        )
+        self._conn = SyncConnection(find_binary(binary), self._notification, self._request)
+        try:
+            self.initialize_result: InitializeResult = _decode(
+                InitializeResult.from_wire, self._conn.request("initialize", params), "initialize"
+            )
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def pid(self) -> int:
+        """The process id of the server."""
+        return self._conn.pid
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The enabled tools as {name, description, input_schema}, ready for an LLM API.
+
+        Anthropic's Messages API takes the list as it is; for OpenAI-style APIs pass
+        ``{"type": "function", "function": {"name": ..., "description": ...,
+        "parameters": input_schema}}``. The full descriptors, with output_schema, are in
+        initialize_result.tools.
+        """
+        return _descriptors(self.initialize_result)
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult | RawResult:
+        """Call a tool by name with wire arguments, as a model's tool call arrives.
+
+        Returns the tool's typed result, or a RawResult for a tool this SDK does not know.
+        Raises ToolRetry for an unknown tool or bad arguments: hand the message to the model.
+        """
+        result = self._conn.request("tools/call", {"name": name, "arguments": dict(arguments or {})})
+        return _decode_any_tool(name, result)
+
+    def _call_tool(self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]) -> _T:
+        result = self._conn.request("tools/call", {"name": name, "arguments": arguments})
+        return _decode(decode, result, name)
+
+    def close(self) -> None:
+        """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""
+        self._conn.close()
+        if self._loop is not None and not self._conn.on_reader_thread():
+            self._loop.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _run(self, value: object) -> None:
+        """Finish a callback: run it to completion on the private loop if it is a coroutine."""
+        if inspect.isawaitable(value):
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+            self._loop.run_until_complete(value)
+
+    def _notification(self, method: str, params: Any) -> None:
+        if method != "event" or self._on_event is None:
+            return
+        event = _event(params)
+        if event is not None:
+            self._run(self._on_event(event))
+
+    def _request(self, method: str, params: Any) -> Any:
+        if method != "change_request" or self._on_change_request is None:
+            raise UnknownMethod(method)
+        request = _change_request(params)
+        self._run(self._on_change_request(request))
+        return request.answer()
+
+
+class AsyncClient(AsyncTools):
+    """A running fsbox server confined to root_dir, as coroutines.
+
+    ::
+
+        async with fsbox.AsyncClient("workspace") as fs:
+            print((await fs.read_file(path="notes.txt")).text)
+
+    Takes the same arguments as Client; on_event and on_change_request may be plain or coroutine
+    functions and run in the task that reads the server's messages, so they must not call the
+    client. Start it with ``async with`` or ``await client.start()``; stop it with close().
+    Cancelling a task awaiting a call cancels the call on the server ($/cancel_request).
+    """
+
+    def __init__(
+        self,
+        root_dir: PathLike,
+        *,
+        config: Config | Mapping[str, Any] | None = None,
+        binary: PathLike | None = None,
+        on_event: OnEvent | None = None,
+        on_change_request: OnChangeRequest | None = None,
+    ) -> None:
+        self._on_event = on_event
+        self._on_change_request = on_change_request
+        self._params = initialize_params(
+            root_dir, config, events=on_event is not None, change_requests=on_change_request is not None
+        )
+        self._binary = binary
+        self._conn: AsyncConnection | None = None
+        self._initialize_result: InitializeResult | None = None
+
+    async def start(self) -> AsyncClient:
+        """Spawn and initialize the server; a second call does nothing."""
+        if self._conn is not None:
+            return self
+        self._conn = await AsyncConnection.open(find_binary(self._binary), self._notification, self._request)
+        try:
+            result = await self._conn.request("initialize", self._params)
+            self._initialize_result = _decode(InitializeResult.from_wire, result, "initialize")
+        except BaseException:
+            await self._conn.close()
+            raise
+        return self
+
+    @property
+    def initialize_result(self) -> InitializeResult:
+        """What the server said at initialize: resolved root_dir, cwd, tools, schema_hash."""
+        if self._initialize_result is None:
+            raise RuntimeError("fsbox: the AsyncClient is not started; use async with or await start()")
+        return self._initialize_result
+
+    @property
+    def pid(self) -> int:
+        """The process id of the server."""
+        return self._connection().pid
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The enabled tools as {name, description, input_schema}; see Client.tools."""
+        return _descriptors(self.initialize_result)
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult | RawResult:
+        """Call a tool by name with wire arguments; see Client.call."""
+        result = await self._connection().request("tools/call", {"name": name, "arguments": dict(arguments or {})})
+        return _decode_any_tool(name, result)
+
+    async def _call_tool(
+        self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]
+    ) -> _T:
+        result = await self._connection().request("tools/call", {"name": name, "arguments": arguments})
+        return _decode(decode, result, name)
+
+    async def close(self) -> None:
+        """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""
+        if self._conn is not None:
+            await self._conn.close()
+
+    aclose = close
+
+    async def __aenter__(self) -> AsyncClient:
+        return await self.start()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def _connection(self) -> AsyncConnection:
+        if self._conn is None:
+            raise RuntimeError("fsbox: the AsyncClient is not started; use async with or await start()")
+        return self._conn
+
+    async def _notification(self, method: str, params: Any) -> None:
+        if method != "event" or self._on_event is None:
+            return
+        event = _event(params)
+        if event is not None:
+            await _finish(self._on_event(event))
+
+    async def _request(self, method: str, params: Any) -> Any:
+        if method != "change_request" or self._on_change_request is None:
+            raise UnknownMethod(method)
+        request = _change_request(params)
+        await _finish(self._on_change_request(request))
+        return request.answer()
+
+
+async def _finish(value: object) -> None:
+    if inspect.isawaitable(value):
+        await value
+
+
+def _event(params: Any) -> Event | None:
+    try:
+        return event_from_wire(params) if isinstance(params, dict) else None
+    except WireError:
+        report_callback_error("decoding an event")
+        return None
+
+
+def _change_request(params: Any) -> ChangeRequest:
+    if not isinstance(params, dict):
+        raise ProtocolError(f"change_request params are not an object: {params!r}")
+    try:
+        return ChangeRequest.from_wire(params)
+    except WireError as e:
+        raise ProtocolError(f"malformed change_request: {e}") from None
+
+
+__all__ = ["AsyncClient", "ChangeRequest", "Client", "FsboxError", "OnChangeRequest", "OnEvent", "RawResult"]

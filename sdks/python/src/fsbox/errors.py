@@ -1,0 +1,110 @@
+"""The errors the fsbox SDK raises.
+
+Every one is an FsboxError with ``kind``, ``path``, ``message`` and ``code``. A tool failure is a
+ToolRetry (the model can fix the call: hand ``message`` back to it) or a ToolFatal (the run should
+stop). Compare ``kind``, never ``message``: messages are written for a model and may change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._types_gen import ERROR_CODES, ERROR_KINDS
+
+
+class FsboxError(Exception):
+    """Base of every error the SDK raises.
+
+    Attributes:
+        message: What went wrong, written for a model.
+        kind: The error kind (``stale_hash``, ``outside_root``, ...), or for failures of the SDK
+            itself one of ``connection_lost``, ``protocol_error``, ``binary_not_found``.
+        path: The root-relative path the failure is about, when there is one.
+        code: The JSON-RPC error code, when the server sent one.
+        retry: True when the model can fix the call and try again.
+        data: The error's ``data`` object as the server sent it.
+    """
+
+    retry: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        path: str | None = None,
+        code: int | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.path = path
+        self.code = code
+        self.data: dict[str, Any] = dict(data or {})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(kind={self.kind!r}, path={self.path!r}, message={self.message!r})"
+
+
+class ToolRetry(FsboxError):
+    """The call failed in a way the model can fix (JSON-RPC -32001, or -32602 invalid params)."""
+
+    retry = True
+
+
+class ToolFatal(FsboxError):
+    """The call failed and the run should stop (JSON-RPC -32002, or any other failure)."""
+
+
+class ConnectionLost(ToolFatal):
+    """The server exited or the client was closed; no call on this client can succeed any more."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="connection_lost")
+
+
+class ProtocolError(ToolFatal):
+    """The server sent something the protocol does not allow."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="protocol_error")
+
+
+class BinaryNotFound(FsboxError):
+    """No fsbox binary was found: not given, not in FSBOX_BIN, not on PATH."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="binary_not_found")
+
+
+# Kinds for errors that carry no data.kind, by JSON-RPC code. -32602 is the tool arguments' code.
+_CODE_KINDS = {code: name for name, code in ERROR_CODES.items()}
+_CODE_KINDS[ERROR_CODES.get("invalid_params", -32602)] = "invalid_arguments"
+_RETRY_CODES = {ERROR_CODES.get("retry", -32001), ERROR_CODES.get("invalid_params", -32602)}
+
+
+def error_from_wire(error: Any) -> FsboxError:
+    """The SDK error for a JSON-RPC error object from the server."""
+    if not isinstance(error, dict):
+        return ProtocolError(f"malformed error response: {error!r}")
+    code = error.get("code")
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    message = error.get("message")
+    message = message if isinstance(message, str) else "(no message)"
+    data = error.get("data")
+    data = data if isinstance(data, dict) else {}
+
+    kind = data.get("kind")
+    if not isinstance(kind, str):
+        kind = _CODE_KINDS.get(code, "internal") if code is not None else "internal"
+    retry = data.get("retry")
+    if not isinstance(retry, bool):
+        info = ERROR_KINDS.get(kind)
+        retry = info.retry if info is not None else code in _RETRY_CODES
+    path = data.get("path")
+    path = path if isinstance(path, str) else None
+
+    cls = ToolRetry if retry else ToolFatal
+    return cls(message, kind=kind, path=path, code=code, data=data)
