@@ -388,3 +388,17 @@ func (e *Engine) canRead(r *resolved) bool {
 	_, err := e.check("", r, accessRead)
 	return err == nil
 }
+
+// resolveFor resolves the model's path p and applies the access rules of a to it; for writes it
+// also returns the interrupt rule that matched, if any. Tools call it first.
+func (e *Engine) resolveFor(op, p string, a access) (*resolved, *schema.PermissionRule, *Error) {
+	r, err := e.resolve(op, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rule, err := e.check(op, r, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, rule, nil
+}

@@ -64,9 +64,11 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	return announcement{asked: true}, nil
 }
 
-// refusedText is the result text of a change the client refused.
-func refusedText(rel, verb, reason string) string {
-	return fmt.Sprintf("[%s was not %s: %s]", pyRepr(rel), verb, reason)
+// refused returns the result text and outcome of a change the client refused: verb is
+// "written", "edited" or "created".
+func (a announcement) refused(rel, verb string) (string, schema.ChangeOutcome) {
+	return fmt.Sprintf("[%s was not %s: %s]", pyRepr(rel), verb, a.reason),
+		schema.ChangeOutcome{Cancelled: true, CancelReason: a.reason}
 }
 
 // commitSpec describes one file replacement for commitFile.

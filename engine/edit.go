@@ -29,13 +29,9 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if herr != nil {
 		return nil, herr
 	}
-	r, rerr := e.resolve(c.tool, a.Path)
+	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
 	if rerr != nil {
 		return nil, rerr
-	}
-	rule, aerr := e.checkWrite(c.tool, r)
-	if aerr != nil {
-		return nil, aerr
 	}
 	f, _, oerr := e.openRegular(c.tool, r)
 	if oerr != nil {
@@ -65,8 +61,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 			return nil, err
 		}
 		if ann.cancelled {
-			res.Text = refusedText(r.rel, "edited", ann.reason)
-			res.Cancelled, res.CancelReason = true, ann.reason
+			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
 			return res, nil
 		}
 	}

@@ -15,12 +15,9 @@ func init() {
 // as the seed's does, its typed Type is "other". Regular files are streamed once for binary, line
 // count and hash.
 func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResult, error) {
-	r, rerr := e.resolve(c.tool, a.Path)
+	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
 	if rerr != nil {
 		return nil, rerr
-	}
-	if err := e.checkRead(c.tool, r); err != nil {
-		return nil, err
 	}
 	if !r.exists {
 		return nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", a.Path)

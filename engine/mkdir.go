@@ -15,13 +15,9 @@ func init() {
 // success with no announcement and no event; anything else in the way is refused before the
 // change is announced.
 func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schema.CreateDirectoryResult, error) {
-	r, rerr := e.resolve(c.tool, a.Path)
+	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
 	if rerr != nil {
 		return nil, rerr
-	}
-	rule, aerr := e.checkWrite(c.tool, r)
-	if aerr != nil {
-		return nil, aerr
 	}
 	res := &schema.CreateDirectoryResult{Path: e.displayOf(r), Text: "Created directory: " + a.Path}
 	if r.exists {
@@ -35,8 +31,7 @@ func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schem
 		return nil, err
 	}
 	if ann.cancelled {
-		res.Text = refusedText(r.rel, "created", ann.reason)
-		res.Cancelled, res.CancelReason = true, ann.reason
+		res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
 		return res, nil
 	}
 	created, merr := e.mkdirAll(c.tool, r)
@@ -102,4 +97,3 @@ func (e *Engine) mkdirAll(op string, r *resolved) (bool, *Error) {
 func errExistsNotDir(op string, r *resolved) *Error {
 	return errorf(op, r.rel, kindAlreadyExists, "Path %s exists and is not a directory.", pyRepr(r.spelling))
 }
-

@@ -43,12 +43,9 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	if limit < 1 {
 		return nil, errorf(c.tool, "", kindInvalidArguments, "limit must be at least 1.")
 	}
-	r, rerr := e.resolve(c.tool, a.Path)
+	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
 	if rerr != nil {
 		return nil, rerr
-	}
-	if err := e.checkRead(c.tool, r); err != nil {
-		return nil, err
 	}
 	f, _, oerr := e.openRegular(c.tool, r)
 	if oerr != nil {

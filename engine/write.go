@@ -25,13 +25,9 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if herr != nil {
 		return nil, herr
 	}
-	r, rerr := e.resolve(c.tool, a.Path)
+	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
 	if rerr != nil {
 		return nil, rerr
-	}
-	rule, aerr := e.checkWrite(c.tool, r)
-	if aerr != nil {
-		return nil, aerr
 	}
 	if err := e.writableTarget(c.tool, r); err != nil {
 		return nil, err
@@ -79,8 +75,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 			return nil, err
 		}
 		if ann.cancelled {
-			res.Text = refusedText(r.rel, "written", ann.reason)
-			res.Cancelled, res.CancelReason = true, ann.reason
+			res.Text, res.ChangeOutcome = ann.refused(r.rel, "written")
 			return res, nil
 		}
 	}
