@@ -154,7 +154,7 @@ var (
 // Parse decodes a schema bundle into a Model. It refuses any keyword, shape or reference outside
 // the subset fsbox emits with an error naming the JSON pointer of the offending value.
 func Parse(schemaJSON []byte) (*Model, error) {
-	p := &parser{byName: map[string]*Type{}}
+	p := &parseState{byName: map[string]*Type{}}
 	m, err := p.model(schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("codegen: schema: %w", err)
@@ -164,8 +164,8 @@ func Parse(schemaJSON []byte) (*Model, error) {
 	return m, nil
 }
 
-// parser holds the state of one Parse: the named types and the references waiting for them.
-type parser struct {
+// parseState holds the state of one Parse: the named types and the references waiting for them.
+type parseState struct {
 	byName  map[string]*Type
 	pending []pendingRef
 }
@@ -176,7 +176,7 @@ type pendingRef struct {
 	ref       *TypeRef
 }
 
-func (p *parser) model(data []byte) (*Model, error) {
+func (p *parseState) model(data []byte) (*Model, error) {
 	root, err := decodeObject("", data)
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func (p *parser) model(data []byte) (*Model, error) {
 }
 
 // defs parses every $defs entry, then resolves the references between them.
-func (p *parser) defs(root *object, m *Model) error {
+func (p *parseState) defs(root *object, m *Model) error {
 	defs, err := root.reqObject("$defs")
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func (p *parser) defs(root *object, m *Model) error {
 }
 
 // def parses one $defs entry into t.
-func (p *parser) def(o *object, t *Type) error {
+func (p *parseState) def(o *object, t *Type) error {
 	if err := o.only("type", "description", "properties", "required", "additionalProperties", "enum"); err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (p *parser) def(o *object, t *Type) error {
 }
 
 // object parses the properties, required list and additionalProperties of an object type.
-func (p *parser) object(o *object, t *Type) error {
+func (p *parseState) object(o *object, t *Type) error {
 	if raw, ok := o.vals["additionalProperties"]; ok {
 		if !bytes.Equal(bytes.TrimSpace(raw), []byte("false")) {
 			return fmt.Errorf("%s: a $defs object allows only additionalProperties: false", o.at("additionalProperties"))
@@ -335,7 +335,7 @@ func (p *parser) object(o *object, t *Type) error {
 }
 
 // property parses the schema of one property: its type, description and const value.
-func (p *parser) property(o *object) (ref *TypeRef, desc, constant string, err error) {
+func (p *parseState) property(o *object) (ref *TypeRef, desc, constant string, err error) {
 	if desc, _, err = o.optString("description"); err != nil {
 		return nil, "", "", err
 	}
@@ -360,7 +360,7 @@ func (p *parser) property(o *object) (ref *TypeRef, desc, constant string, err e
 
 // typeRef parses a schema used as a property, array element or map value. A description is
 // allowed (and returned by property) only when withDesc is set.
-func (p *parser) typeRef(o *object, withDesc bool) (*TypeRef, error) {
+func (p *parseState) typeRef(o *object, withDesc bool) (*TypeRef, error) {
 	allow := func(keys ...string) error {
 		if withDesc {
 			keys = append(keys, "description")
@@ -458,7 +458,7 @@ func (p *parser) typeRef(o *object, withDesc bool) (*TypeRef, error) {
 }
 
 // manifest parses x-fsbox.
-func (p *parser) manifest(root *object, m *Model) error {
+func (p *parseState) manifest(root *object, m *Model) error {
 	x, err := root.reqObject("x-fsbox")
 	if err != nil {
 		return err
@@ -480,7 +480,7 @@ func (p *parser) manifest(root *object, m *Model) error {
 	return nil
 }
 
-func (p *parser) errorCodes(x *object, m *Model) error {
+func (p *parseState) errorCodes(x *object, m *Model) error {
 	codes, err := x.reqObject("error_codes")
 	if err != nil {
 		return err
@@ -499,7 +499,7 @@ func (p *parser) errorCodes(x *object, m *Model) error {
 	return nil
 }
 
-func (p *parser) errorKinds(x *object, m *Model) error {
+func (p *parseState) errorKinds(x *object, m *Model) error {
 	items, err := x.reqArray("error_kinds")
 	if err != nil {
 		return err
@@ -539,7 +539,7 @@ func (p *parser) errorKinds(x *object, m *Model) error {
 	return nil
 }
 
-func (p *parser) events(x *object, m *Model) error {
+func (p *parseState) events(x *object, m *Model) error {
 	items, err := x.reqArray("events")
 	if err != nil {
 		return err
@@ -568,7 +568,7 @@ func (p *parser) events(x *object, m *Model) error {
 	return nil
 }
 
-func (p *parser) tools(x *object, m *Model) error {
+func (p *parseState) tools(x *object, m *Model) error {
 	items, err := x.reqArray("tools")
 	if err != nil {
 		return err
@@ -621,7 +621,7 @@ func (p *parser) tools(x *object, m *Model) error {
 	return nil
 }
 
-func (p *parser) methods(x *object, m *Model) error {
+func (p *parseState) methods(x *object, m *Model) error {
 	items, err := x.reqArray("methods")
 	if err != nil {
 		return err
@@ -663,7 +663,7 @@ func (p *parser) methods(x *object, m *Model) error {
 }
 
 // methodParams parses a method's params: null, a $defs reference, or {"oneOf": [event refs]}.
-func (p *parser) methodParams(o *object, m *Model, me *Method) error {
+func (p *parseState) methodParams(o *object, m *Model, me *Method) error {
 	raw, ok := o.vals["params"]
 	if !ok {
 		return fmt.Errorf("%s: missing", o.at("params"))
@@ -707,7 +707,7 @@ func (p *parser) methodParams(o *object, m *Model, me *Method) error {
 }
 
 // methodResult parses a method's result: null, a $defs reference, or "tool".
-func (p *parser) methodResult(o *object, me *Method) error {
+func (p *parseState) methodResult(o *object, me *Method) error {
 	raw, ok := o.vals["result"]
 	if !ok {
 		return fmt.Errorf("%s: missing", o.at("result"))
@@ -734,7 +734,7 @@ func isEventType(m *Model, t *Type) bool {
 }
 
 // manifestRef resolves a "#/$defs/<Name>" string of the manifest to its object type.
-func (p *parser) manifestRef(o *object, key string) (*Type, error) {
+func (p *parseState) manifestRef(o *object, key string) (*Type, error) {
 	target, err := o.reqString(key)
 	if err != nil {
 		return nil, err

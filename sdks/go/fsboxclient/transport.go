@@ -17,8 +17,8 @@ import (
 )
 
 // How long Close waits: for the answer to shutdown, then for the process to exit once its stdin is
-// closed, before it kills the process.
-const (
+// closed, before it kills the process. Variables only so tests can shorten them.
+var (
 	shutdownTimeout = 2 * time.Second
 	exitTimeout     = 3 * time.Second
 )

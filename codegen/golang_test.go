@@ -1,0 +1,159 @@
+package codegen
+
+import (
+	"bytes"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dave/jennifer/jen"
+)
+
+var updateGo = flag.Bool("update-go", false, "rewrite codegen/testdata/go/*.golden from the Go emitter's output")
+
+// TestGoGolden compares the Go emitter's output on the small test schema with the golden files.
+// After an intended change: go test ./codegen -run TestGoGolden -update-go, and review the diff.
+func TestGoGolden(t *testing.T) {
+	files, err := Generate(readFile(t, "testdata/small.schema.json"), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		golden := filepath.Join("testdata", "go", path.Base(f.Path)+".golden")
+		names = append(names, path.Base(f.Path))
+		if *updateGo {
+			if err := os.WriteFile(golden, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run: go test ./codegen -run TestGoGolden -update-go)", err)
+		}
+		if !bytes.Equal(f.Data, want) {
+			t.Errorf("%s differs from %s; run: go test ./codegen -run TestGoGolden -update-go, and review the diff", f.Path, golden)
+		}
+	}
+	if got := strings.Join(names, ","); got != "dispatch_gen.go,client_gen.go,types_gen.go" {
+		t.Errorf("files = %s", got)
+	}
+}
+
+// TestGoOutputIsGeneratedCode checks what tools look for in every Go file the emitter writes: the
+// generated-code marker (go/ast.IsGenerated) and source that parses.
+func TestGoOutputIsGeneratedCode(t *testing.T) {
+	for _, in := range []string{"../schema/fsbox.schema.json", "testdata/small.schema.json"} {
+		files, err := Generate(readFile(t, in), "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			parsed, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Data, parser.ParseComments)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Path, err)
+			}
+			if !ast.IsGenerated(parsed) {
+				t.Errorf("%s: go/ast.IsGenerated is false", f.Path)
+			}
+		}
+	}
+}
+
+// TestGoTablesUsed fails on an override in tables.go the real schema no longer needs.
+func TestGoTablesUsed(t *testing.T) {
+	m, err := Parse(readFile(t, "../schema/fsbox.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := newGoEmitter(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []func() (*jen.File, error){g.typesFile, g.clientFile, g.dispatchFile} {
+		if _, err := out(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if unused := g.unusedTables(); len(unused) > 0 {
+		t.Errorf("unused entries in codegen/tables.go: %s", strings.Join(unused, ", "))
+	}
+}
+
+func TestGoNames(t *testing.T) {
+	g := &goEmitter{used: map[string]bool{}}
+	for wire, want := range map[string]string{
+		"read_file":             "ReadFile",
+		"id":                    "ID",
+		"io_error":              "IOError",
+		"$/cancel_request":      "CancelRequest",
+		"tools/list":            "ToolsList",
+		"file_system.file_read": "FileSystemFileRead",
+		"max_read_lines":        "MaxReadLines",
+		"read_multiple_files":   "ReadMultipleFiles",
+		"parent_not_directory":  "ParentNotDirectory",
+		"directory_tree":        "DirectoryTree",
+	} {
+		if got := g.ident(wire); got != want {
+			t.Errorf("ident(%q) = %q, want %q", wire, got, want)
+		}
+	}
+	if got := g.typeName(&Type{Name: "ReadFileArgs"}); got != "ReadFileParams" {
+		t.Errorf("typeName(ReadFileArgs) = %s", got)
+	}
+}
+
+// TestGoRefuses covers schemas the Go emitter cannot map faithfully: it must say so, not emit code
+// that does not compile or means something else.
+func TestGoRefuses(t *testing.T) {
+	small := readFile(t, "testdata/small.schema.json")
+	for _, tc := range []struct {
+		name, ptr string
+		value     any
+		want      string
+	}{
+		{"type named like hand-written code", "/$defs/Client", map[string]any{"type": "object"},
+			"$defs/Client: Go name Client collides with a hand-written declaration"},
+		{"two types one Go name", "/$defs/EchoParams", map[string]any{"type": "object"},
+			"$defs/EchoParams: Go name EchoParams collides with $defs/EchoArgs"},
+		{"tool named like a client method", "/x-fsbox/tools/0/name", "close",
+			"tool close: method name Close collides with a hand-written method of Client"},
+		{"const outside an event", "/$defs/Part/properties/tag", map[string]any{"type": "string", "const": "x"},
+			"$defs/Part/properties/tag: the Go emitter supports const only as the kind of an event"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := edit(t, small, tc.ptr, tc.value)
+			if strings.Contains(tc.ptr, "/properties/tag") {
+				data = edit(t, data, "/$defs/Part/required", []any{"value", "tag"})
+			}
+			_, err := Generate(data, "go")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+	noKinds := edit(t, edit(t, small, "/$defs/ErrorKind", nil), "/$defs/Part/properties/kind", nil)
+	if _, err := Generate(noKinds, "go"); err == nil || !strings.Contains(err.Error(), "needs a string enum $defs/ErrorKind") {
+		t.Errorf("without ErrorKind: err = %v", err)
+	}
+}
+
+func TestGoComment(t *testing.T) {
+	long := strings.Repeat("word ", 30) + "end"
+	got := goComment("First line.\n" + long)
+	for _, line := range strings.Split(got, "\n") {
+		if !strings.HasPrefix(line, "//") || len(line) > 103 || strings.HasSuffix(line, " ") {
+			t.Errorf("bad comment line %q", line)
+		}
+	}
+	if !strings.HasPrefix(got, "// First line.\n// word word") || !strings.HasSuffix(got, " end") {
+		t.Errorf("goComment = %q", got)
+	}
+}
