@@ -1,0 +1,157 @@
+"""Conformance adapter of the fsbox Python SDK.
+
+The conformance runner (fsbox conformance run --target binding:python) starts this script and
+sends one JSON op per line on stdin; each gets one JSON answer line on stdout. Every call goes
+through the SDK: the typed method of the tool (the generated table in _dispatch_gen.py), or
+Client.call when the tool is unknown or its arguments do not fit the typed signature, so the
+server's own error comes back.
+
+    {"op":"start","binary":..,"root_dir":..,"config":{..},"events":bool,"change_requests":bool}
+    {"op":"call","tool":..,"arguments":{..},"change_answers":[{"approve":false,"reason":".."}]}
+    {"op":"stop"}
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+try:
+    import fsbox
+except ImportError:  # not installed: use the SDK of this checkout (it has no dependencies)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "sdks" / "python" / "src"))
+    import fsbox
+
+from _dispatch_gen import DISPATCH
+
+Answer = dict[str, Any]
+
+
+def error_json(e: fsbox.FsboxError) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": e.kind, "retry": e.retry, "message": e.message}
+    if e.code is not None:
+        out["code"] = e.code
+    if e.path is not None:
+        out["path"] = e.path
+    return out
+
+
+class Adapter:
+    """One runner session: at most one client, and what the current call has seen."""
+
+    def __init__(self) -> None:
+        self.client: fsbox.Client | None = None
+        self.events: list[dict[str, Any]] = []
+        self.change_requests: list[dict[str, Any]] = []
+        self.answers: list[Any] = []
+
+    def on_event(self, event: fsbox.Event) -> None:
+        self.events.append(event.to_wire())
+
+    def on_change_request(self, request: fsbox.ChangeRequest) -> None:
+        self.change_requests.append(request.to_wire())
+        answer = self.answers.pop(0) if self.answers else {"approve": True}
+        if isinstance(answer, dict) and answer.get("approve") is False:
+            reason = answer.get("reason")
+            request.cancel(reason if isinstance(reason, str) else None)
+
+    def start(self, op: dict[str, Any]) -> Answer:
+        if self.client is not None:
+            return {"ok": False, "skipped": "start sent twice; one client per adapter session"}
+        config = op.get("config")
+        try:
+            self.client = fsbox.Client(
+                op["root_dir"],
+                config=config if isinstance(config, dict) else None,
+                binary=op["binary"],
+                on_event=self.on_event if op.get("events") else None,
+                on_change_request=self.on_change_request if op.get("change_requests") else None,
+            )
+        except fsbox.FsboxError as e:
+            return {"ok": False, "error": error_json(e)}
+        info = self.client.initialize_result
+        return {
+            "ok": True,
+            "initialize": {
+                "root_dir": info.root_dir,
+                "cwd": info.cwd,
+                "tools": [t.name for t in info.tools],
+                "schema_hash": info.schema_hash,
+            },
+        }
+
+    def call(self, op: dict[str, Any]) -> Answer:
+        if self.client is None:
+            return {"ok": False, "skipped": "call before start"}
+        tool, arguments = op.get("tool"), op.get("arguments", {})
+        if not isinstance(tool, str) or not isinstance(arguments, dict):
+            return {"ok": False, "skipped": "the SDK takes a tool name and an arguments object only"}
+        self.events, self.change_requests = [], []
+        answers = op.get("change_answers")
+        self.answers = list(answers) if isinstance(answers, list) else []
+        answer: Answer
+        try:
+            result = None
+            handler = DISPATCH.get(tool)
+            if handler is not None:
+                try:
+                    result = handler(self.client, arguments)
+                except fsbox.WireError:
+                    result = None  # arguments the typed signature cannot carry
+            if result is None:
+                result = self.client.call(tool, arguments).to_wire()
+            answer = {"ok": True, "result": result}
+        except fsbox.FsboxError as e:
+            answer = {"ok": False, "error": error_json(e)}
+        answer["events"] = self.events
+        answer["change_requests"] = self.change_requests
+        return answer
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
+def main() -> int:
+    out: IO[str] = sys.stdout
+    sys.stdout = sys.stderr  # nothing but answers may reach the runner's pipe
+    adapter = Adapter()
+    try:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                op = json.loads(line)
+            except ValueError:
+                answer: Answer = {"ok": False, "skipped": "the op is not JSON"}
+                op = None
+            if isinstance(op, dict):
+                kind = op.get("op")
+                try:
+                    if kind == "start":
+                        answer = adapter.start(op)
+                    elif kind == "call":
+                        answer = adapter.call(op)
+                    elif kind == "stop":
+                        adapter.stop()
+                        answer = {"ok": True}
+                    else:
+                        answer = {"ok": False, "skipped": f"unknown op {kind!r}"}
+                except Exception as e:  # an adapter bug: report it, never hang the runner
+                    answer = {"ok": False, "error": {"kind": "adapter_exception", "message": f"{type(e).__name__}: {e}"}}
+            elif op is not None:
+                answer = {"ok": False, "skipped": "the op is not an object"}
+            out.write(json.dumps(answer) + "\n")
+            out.flush()
+            if isinstance(op, dict) and op.get("op") == "stop":
+                return 0
+    finally:
+        adapter.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

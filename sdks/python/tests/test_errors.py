@@ -1,0 +1,104 @@
+"""Tool failures become ToolRetry / ToolFatal with the server's kind, path and message."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import fsbox
+from conftest import REPO, ClientFactory, process_gone
+
+
+def test_outside_root_is_retry(make_client: ClientFactory) -> None:
+    fs = make_client()
+    with pytest.raises(fsbox.ToolRetry) as e:
+        fs.read_file(path="../etc/passwd")
+    assert isinstance(e.value, fsbox.FsboxError)
+    assert e.value.kind == "outside_root"
+    assert e.value.code == fsbox.ERROR_CODES["retry"]
+    assert e.value.retry is True
+    assert "../etc/passwd" in e.value.message
+    assert str(e.value) == e.value.message
+
+
+def test_stale_hash_leaves_file(make_client: ClientFactory, root: Path) -> None:
+    (root / "s.txt").write_text("old\n")
+    fs = make_client()
+    with pytest.raises(fsbox.ToolRetry) as e:
+        fs.write_file(path="s.txt", content="new\n", expected_hash="000000000000")
+    assert e.value.kind == "stale_hash"
+    assert e.value.path == "s.txt"
+    assert (root / "s.txt").read_text() == "old\n"
+
+
+def test_no_match(make_client: ClientFactory, root: Path) -> None:
+    (root / "n.txt").write_text("abc\n")
+    fs = make_client()
+    with pytest.raises(fsbox.ToolRetry) as e:
+        fs.edit_file(path="n.txt", old_text="xyz", new_text="q")
+    assert e.value.kind == "no_match"
+    assert e.value.path == "n.txt"
+
+
+def test_protected(make_client: ClientFactory, root: Path) -> None:
+    (root / ".env").write_text("SECRET=1\n")
+    fs = make_client()
+    with pytest.raises(fsbox.ToolRetry) as e:
+        fs.write_file(path=".env", content="x")
+    assert e.value.kind == "protected"
+    assert (root / ".env").read_text() == "SECRET=1\n"
+
+
+def test_unknown_tool_through_call(make_client: ClientFactory) -> None:
+    fs = make_client()
+    with pytest.raises(fsbox.ToolRetry) as e:
+        fs.call("no_such_tool", {})
+    assert e.value.kind == "unknown_tool"
+    assert e.value.code == fsbox.ERROR_CODES["invalid_params"]
+
+
+def test_unknown_argument_through_call(make_client: ClientFactory) -> None:
+    fs = make_client()
+    with pytest.raises(fsbox.ToolRetry) as e:
+        fs.call("read_file", {"path": "a.txt", "bogus": 1})
+    assert e.value.kind == "invalid_arguments"
+
+
+def test_bad_config_fails_start_and_leaves_no_child(fsbox_bin: str, root: Path) -> None:
+    with pytest.raises(fsbox.FsboxError) as e:
+        fsbox.Client(root, binary=fsbox_bin, config={"max_read_lines": -5})
+    assert e.value.kind == "invalid_arguments"
+    assert "max_read_lines" in e.value.message
+
+
+def test_binary_not_found_says_how_to_get_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FSBOX_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(root))
+    with pytest.raises(fsbox.BinaryNotFound) as e:
+        fsbox.Client(root)
+    assert "go build -o bin/fsbox ./cmd/fsbox" in e.value.message
+    assert "go install github.com/fsbox/fsbox/cmd/fsbox@latest" in e.value.message
+    with pytest.raises(fsbox.BinaryNotFound, match="not an executable file"):
+        fsbox.Client(root, binary=root / "nope")
+
+
+def test_binary_from_env_then_path(fsbox_bin: str, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FSBOX_BIN", fsbox_bin)
+    with fsbox.Client(root) as fs:
+        assert fs.list_directory().text == "(empty directory)"
+    bindir = root.parent / "bin"
+    bindir.mkdir()
+    os.symlink(fsbox_bin, bindir / "fsbox")
+    monkeypatch.delenv("FSBOX_BIN")
+    monkeypatch.setenv("PATH", str(bindir))
+    with fsbox.Client(root) as fs:
+        pid = fs.pid
+        assert fs.initialize_result.root_dir == str(root)
+    assert process_gone(pid)
+
+
+def test_repo_layout_for_build() -> None:
+    # The build command in BinaryNotFound's message is run from the repository root.
+    assert (REPO / "cmd" / "fsbox").is_dir()

@@ -1,0 +1,140 @@
+"""Concurrency, a server that dies, and close."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import fsbox
+from conftest import ClientFactory, process_gone, within
+
+
+def test_many_calls_in_flight_from_many_threads(make_client: ClientFactory, root: Path) -> None:
+    for i in range(40):
+        (root / f"f{i}.txt").write_text(f"content {i}\n" * (i + 1))
+    fs = make_client()
+    start = threading.Barrier(8)
+
+    def work(worker: int) -> list[tuple[int, int]]:
+        start.wait()
+        out = []
+        for i in range(worker, 40, 8):
+            r = fs.read_file(path=f"f{i}.txt")
+            assert f"content {i}" in r.text
+            out.append((i, r.total_lines))
+        return out
+
+    with ThreadPoolExecutor(8) as pool:
+        results = sorted(x for chunk in pool.map(work, range(8)) for x in chunk)
+    assert results == [(i, i + 1) for i in range(40)]
+
+
+def test_events_stay_with_their_calls_under_concurrency(make_client: ClientFactory, root: Path) -> None:
+    seen: list[str] = []
+    fs = make_client(on_event=lambda e: seen.append(e.path))
+
+    def write(i: int) -> None:
+        fs.write_file(path=f"w{i}.txt", content=str(i))
+        # The event of this call was delivered before the call returned.
+        assert f"w{i}.txt" in seen
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(write, range(30)))
+    assert sorted(seen) == sorted(f"w{i}.txt" for i in range(30))
+
+
+def test_server_killed_mid_call_fails_the_call_fast(make_client: ClientFactory, root: Path) -> None:
+    holder: list[fsbox.Client] = []
+
+    def kill_server(request: fsbox.ChangeRequest) -> None:
+        # The write_file call is now in flight on the server, waiting for this answer.
+        os.kill(holder[0].pid, signal.SIGKILL)
+
+    fs = make_client(on_change_request=kill_server)
+    holder.append(fs)
+    with pytest.raises(fsbox.ConnectionLost) as e:
+        within(30, lambda: fs.write_file(path="x.txt", content="x"))
+    assert isinstance(e.value, fsbox.ToolFatal)
+    assert e.value.kind == "connection_lost"
+    assert "killed by signal 9" in e.value.message
+    assert not (root / "x.txt").exists()
+    # Every later call fails at once with the same reason.
+    with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
+        fs.list_directory()
+    fs.close()
+    assert process_gone(fs.pid)
+
+
+def test_server_exiting_while_idle(make_client: ClientFactory) -> None:
+    fs = make_client()
+    os.kill(fs.pid, signal.SIGTERM)
+    with pytest.raises(fsbox.ConnectionLost):
+        # The first call after the death either finds the connection gone or loses its answer.
+        within(30, fs.list_directory)
+    with pytest.raises(fsbox.ConnectionLost):
+        fs.list_directory()
+
+
+def test_close_is_idempotent_and_leaves_no_child(make_client: ClientFactory) -> None:
+    fs = make_client()
+    pid = fs.pid
+    assert not process_gone(pid)
+    fs.close()
+    assert process_gone(pid)
+    fs.close()
+    with pytest.raises(fsbox.ConnectionLost, match="closed"):
+        fs.list_directory()
+
+
+def test_context_manager_closes(fsbox_bin: str, root: Path) -> None:
+    with fsbox.Client(root, binary=fsbox_bin) as fs:
+        pid = fs.pid
+        fs.list_directory()
+    assert process_gone(pid)
+    fs.close()
+
+
+def test_close_from_many_threads_at_once(make_client: ClientFactory) -> None:
+    fs = make_client()
+    pid = fs.pid
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: fs.close(), range(4)))
+    assert process_gone(pid)
+
+
+def test_close_while_calls_are_pending(make_client: ClientFactory, root: Path) -> None:
+    # A call stuck in a change request when the client closes from another thread must not hang.
+    entered = threading.Event()
+    release = threading.Event()
+    holder: list[fsbox.Client] = []
+    outcome: list[BaseException | None] = []
+
+    def hold(request: fsbox.ChangeRequest) -> None:
+        entered.set()
+        release.wait()
+
+    fs = make_client(on_change_request=hold)
+    holder.append(fs)
+
+    def call() -> None:
+        try:
+            fs.write_file(path="p.txt", content="x")
+            outcome.append(None)
+        except fsbox.FsboxError as e:
+            outcome.append(e)
+
+    t = threading.Thread(target=call)
+    t.start()
+    entered.wait()
+    closer = threading.Thread(target=fs.close)
+    closer.start()
+    release.set()
+    within(30, closer.join)
+    within(30, t.join)
+    assert process_gone(fs.pid)
+    assert len(outcome) == 1
