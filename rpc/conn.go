@@ -53,7 +53,7 @@ type inlineKey struct{}
 // responses and notifications to w, until
 //
 //   - r reaches EOF (or fails, or [Conn.Shutdown] is called): nothing more is read, the requests
-//     in flight finish and are answered, and Serve returns nil (the read error, if any);
+//     in flight finish and are answered, and Serve returns nil, or the read error if r failed;
 //   - ctx is done: handlers' contexts are cancelled and Serve returns ctx.Err();
 //   - [Conn.Close] is called or writing to w fails: handlers' contexts are cancelled and Serve returns nil.
 //

@@ -333,6 +333,18 @@ func TestCancel(t *testing.T) {
 		}
 	}
 
+	// Many back to back, so that a registration made late (off the read loop) would be missed.
+	const burst = 50
+	for i := range burst {
+		p.send(`{"jsonrpc":"2.0","id":"b%d","method":"wait"}`, i)
+		p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"id":"b%d"}}`, i)
+	}
+	for range burst {
+		if m := p.recvMsg(); m.code() != CodeRequestCancelled {
+			t.Errorf("burst: reply %s; want -32800", m.line)
+		}
+	}
+
 	// A handler that returns a result anyway has it sent.
 	p.send(`{"jsonrpc":"2.0","id":"c","method":"commit"}`)
 	p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"id":"c"}}`)
@@ -509,8 +521,13 @@ func TestWriteError(t *testing.T) {
 		done <- Serve(context.Background(), inR, w, HandlerFunc(testHandler), Options{Logf: logs.logf})
 	}()
 	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"echo"}`)
-	if err := <-done; err != nil {
-		t.Errorf("Serve = %v; want nil", err)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve = %v; want nil", err)
+		}
+	case <-time.After(failsafe):
+		t.Fatal("Serve did not return after a write error")
 	}
 	if logs.String() != "" {
 		t.Errorf("log after a broken pipe = %q; want nothing", logs.String())
