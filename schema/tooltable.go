@@ -38,12 +38,11 @@ type ToolSpec struct {
 // yet part of the protocol (list_files, grep, remove_directory, delete, move_file) are reserved
 // names: they come in a later protocol revision and are refused as unknown until then.
 var Tools = []ToolSpec{
-	{ToolReadFile, "Read a text file. Returns a header `[path | N lines | hash:h]` and numbered lines (6-wide number, TAB, line). " +
+	{ToolReadFile, "Read a text file. Returns a header line with the path and line count, then numbered lines (6-wide number, TAB, line). " +
 		"Use offset (0-based lines to skip) and limit to page through large files; the result says which offset continues. " +
 		"Binary files are reported by size only.",
 		reflect.TypeFor[ReadFileArgs](), reflect.TypeFor[ReadFileResult](), true, true},
-	{ToolWriteFile, "Create a file or replace its whole content. The parent directory must exist. " +
-		"Pass expected_hash (from read_file) to refuse the write if the file changed since you read it.",
+	{ToolWriteFile, "Create a file or replace its whole content. The parent directory must exist.",
 		reflect.TypeFor[WriteFileArgs](), reflect.TypeFor[WriteFileResult](), true, false},
 	{ToolEditFile, "Replace exact text in a file: old_text must occur exactly once; include enough surrounding context to make it unique. " +
 		"Several edits at once: replacements, applied in order, all or nothing. Whitespace and line endings must match exactly.",
