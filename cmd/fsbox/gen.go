@@ -33,7 +33,10 @@ unified diff is printed for each stale or missing file, and the exit status is 1
 Flags:
 `
 
-func runGen(args []string) int {
+func runGen(args []string) int { return gen(args, os.Stdout) }
+
+// gen is runGen with its output (file list, usage, diffs) going to stdout; errors go to stderr.
+func gen(args []string, stdout io.Writer) int {
 	fl := flag.NewFlagSet("gen", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	lang := fl.String("lang", "", "generate only this language ("+strings.Join(codegen.Languages(), ", ")+"); default all")
@@ -42,8 +45,8 @@ func runGen(args []string) int {
 	check := fl.Bool("check", false, "write nothing; print a diff and exit 1 if a generated file is stale")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(os.Stdout, genUsage)
-			fl.SetOutput(os.Stdout)
+			fmt.Fprint(stdout, genUsage)
+			fl.SetOutput(stdout)
 			fl.PrintDefaults()
 			return 0
 		}
@@ -76,14 +79,14 @@ func runGen(args []string) int {
 		files = append(files, generated...)
 	}
 	if *check {
-		return checkGenerated(*out, files)
+		return checkGenerated(*out, files, stdout)
 	}
-	return writeGenerated(*out, files)
+	return writeGenerated(*out, files, stdout)
 }
 
 // writeGenerated writes each file that differs from what is on disk, so unchanged files keep their
 // modification times.
-func writeGenerated(root string, files []codegen.File) int {
+func writeGenerated(root string, files []codegen.File, stdout io.Writer) int {
 	for _, f := range files {
 		path := filepath.Join(root, filepath.FromSlash(f.Path))
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.Data) {
@@ -95,13 +98,13 @@ func writeGenerated(root string, files []codegen.File) int {
 		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
 			return errorf("gen: %v", err)
 		}
-		fmt.Fprintf(os.Stdout, "wrote %s\n", f.Path)
+		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
 	return 0
 }
 
 // checkGenerated prints a unified diff (on disk → generated) for every stale or missing file.
-func checkGenerated(root string, files []codegen.File) int {
+func checkGenerated(root string, files []codegen.File, stdout io.Writer) int {
 	stale := 0
 	for _, f := range files {
 		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
@@ -113,11 +116,11 @@ func checkGenerated(root string, files []codegen.File) int {
 		}
 		stale++
 		if err != nil {
-			fmt.Fprintf(os.Stdout, "missing: %s\n", f.Path)
+			fmt.Fprintf(stdout, "missing: %s\n", f.Path)
 		}
 		before, after := string(old), string(f.Data)
 		edits := myers.ComputeEdits(span.URIFromPath(f.Path), before, after)
-		fmt.Fprint(os.Stdout, gotextdiff.ToUnified("a/"+f.Path, "b/"+f.Path, before, edits))
+		fmt.Fprint(stdout, gotextdiff.ToUnified("a/"+f.Path, "b/"+f.Path, before, edits))
 	}
 	if stale > 0 {
 		return errorf("gen: %d generated file(s) are stale; run: go run ./cmd/fsbox gen", stale)
