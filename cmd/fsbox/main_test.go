@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fsboxBin is the binary under test, built once by TestMain: the CLI is tested as a person and a
+// client meet it, through a real process and its real stdout.
+var fsboxBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fsbox-cli")
+	if err != nil {
+		panic(err)
+	}
+	fsboxBin = filepath.Join(dir, "fsbox")
+	if out, err := exec.Command("go", "build", "-o", fsboxBin, ".").CombinedOutput(); err != nil {
+		panic("building fsbox: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func fsbox(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(fsboxBin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// serve's stdout carries protocol messages and nothing else, whatever the input, and EOF ends it
+// with exit status 0.
+func TestServeWritesOnlyProtocolToStdout(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "hello\n"})
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1","capabilities":{"events":true}}}`,
+		`not json at all`,
+		`[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"../../etc/passwd"}}}`,
+		`{"jsonrpc":"2.0","id":"five","method":"schema"}`,
+	}, "\n") + "\n"
+	r := fsbox(t, in, "serve", "--root", root)
+	if r.code != 0 {
+		t.Fatalf("serve exit = %d; want 0 at EOF; stderr: %s", r.code, r.stderr)
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Buffer(nil, 1<<24)
+	ids := map[string]bool{}
+	for sc.Scan() {
+		var msg map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || string(msg["jsonrpc"]) != `"2.0"` {
+			t.Fatalf("stdout line is not a JSON-RPC message: %q", sc.Text())
+		}
+		if id, ok := msg["id"]; ok {
+			ids[string(id)] = true
+		}
+	}
+	for _, id := range []string{"1", "null", "3", "4", `"five"`} {
+		if !ids[id] {
+			t.Errorf("no reply with id %s in:\n%s", id, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, root) && strings.Count(r.stdout, root) > strings.Count(r.stdout, `"root_dir":"`) {
+		t.Errorf("stdout names the host root outside root_dir fields")
+	}
+}
+
+func TestCallPrintsTheModelText(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "one\ntwo\n"})
+	r := fsbox(t, "", "call", "read_file", "path=a.txt", "limit=1", "--root", root)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "[a.txt | 2 lines | hash:") || !strings.Contains(r.stdout, "     1\tone\n") ||
+		!strings.Contains(r.stdout, "Use offset=1 to continue reading.") {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	j := fsbox(t, "", "call", "--root", root, "--json", "read_file", "path=a.txt")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(j.stdout), &res); err != nil || res["total_lines"] != float64(2) {
+		t.Fatalf("--json stdout = %q (%v)", j.stdout, err)
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "x\n"})
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown command", []string{"frobnicate"}, 2, "fsbox: error: unknown command"},
+		{"unknown tool", []string{"call", "rm_rf"}, 2, "fsbox: error: unknown tool"},
+		{"not key=value", []string{"call", "read_file", "a.txt"}, 2, "is not key=value"},
+		{"unknown argument", []string{"call", "read_file", "file=a.txt"}, 2, `has no argument "file"`},
+		{"escape", []string{"call", "read_file", "path=../../etc/passwd", "--root", root}, 1, "(outside_root)"},
+		{"serve argument", []string{"serve", "extra"}, 2, "serve takes no arguments"},
+	} {
+		r := fsbox(t, "", c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || !strings.HasPrefix(r.stderr, "fsbox: error: ") {
+			t.Errorf("%s: exit %d stderr %q; want exit %d and %q", c.name, r.code, r.stderr, c.code, c.want)
+		}
+		if strings.Contains(r.stderr, root) {
+			t.Errorf("%s: stderr names the host root: %q", c.name, r.stderr)
+		}
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "1\n2\n3\n"})
+	cfg := filepath.Join(t.TempDir(), "fsbox.yaml")
+	os.WriteFile(cfg, []byte("root_dir: "+root+"\nmax_read_lines: 2\n"), 0o644)
+	r := fsbox(t, "", "call", "read_file", "path=a.txt", "--config", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "Use offset=2 to continue reading.") {
+		t.Fatalf("YAML max_read_lines not applied: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"max_read_line": 2}`), 0o644)
+	if r := fsbox(t, "", "call", "read_file", "path=a.txt", "--config", bad, "--root", root); r.code != 1 || !strings.Contains(r.stderr, "max_read_line") {
+		t.Fatalf("unknown config field: exit %d stderr %q", r.code, r.stderr)
+	}
+	zero := filepath.Join(t.TempDir(), "zero.json")
+	os.WriteFile(zero, []byte(`{"max_read_lines": 0}`), 0o644)
+	if r := fsbox(t, "", "call", "read_file", "path=a.txt", "--config", zero, "--root", root); r.code != 1 || !strings.Contains(r.stderr, "max_read_lines") {
+		t.Fatalf("zero limit: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	if r := fsbox(t, "", "--help"); r.code != 0 || !strings.Contains(r.stdout, "serve") {
+		t.Errorf("--help: %d %q", r.code, r.stdout)
+	}
+	if r := fsbox(t, "", "serve", "--help"); r.code != 0 || !strings.Contains(r.stderr, "max-message-bytes") {
+		t.Errorf("serve --help: %d %q", r.code, r.stderr)
+	}
+	if r := fsbox(t, "", "version"); r.code != 0 || !strings.Contains(r.stdout, "protocol 1") {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+}
