@@ -72,11 +72,12 @@ def test_server_killed_mid_call_fails_the_call_fast(make_client: ClientFactory, 
 
 def test_server_exiting_while_idle(make_client: ClientFactory) -> None:
     fs = make_client()
-    os.kill(fs.pid, signal.SIGTERM)
-    with pytest.raises(fsbox.ConnectionLost):
+    # After kill(SIGKILL) returns the server runs no more code, so it cannot answer what follows.
+    os.kill(fs.pid, signal.SIGKILL)
+    with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
         # The first call after the death either finds the connection gone or loses its answer.
         within(30, fs.list_directory)
-    with pytest.raises(fsbox.ConnectionLost):
+    with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
         fs.list_directory()
 
 
@@ -138,3 +139,21 @@ def test_close_while_calls_are_pending(make_client: ClientFactory, root: Path) -
     within(30, t.join)
     assert process_gone(fs.pid)
     assert len(outcome) == 1
+
+
+def test_slow_search_and_quick_reads_each_get_their_own_result(make_client: ClientFactory, root: Path) -> None:
+    # The server answers pipelined calls in any order; each answer must reach its own caller.
+    tree = root / "tree"
+    for d in range(20):
+        (tree / f"d{d}").mkdir(parents=True)
+        for f in range(20):
+            (tree / f"d{d}" / f"f{f}.txt").write_text("filler line\n" * 200 + f"needle {d}-{f}\n")
+    (root / "small.txt").write_text("small\n")
+    fs = make_client()
+    with ThreadPoolExecutor(9) as pool:
+        search = pool.submit(fs.search_files, pattern="needle", path="tree")
+        reads = [pool.submit(fs.read_file, path="small.txt") for _ in range(8)]
+        found = search.result()
+        assert all(r.result().total_lines == 1 for r in reads)
+    assert len(found.matches) == 400
+    assert {m.text for m in found.matches} == {f"needle {d}-{f}" for d in range(20) for f in range(20)}
