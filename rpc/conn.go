@@ -23,6 +23,7 @@ type Conn struct {
 	h      Handler
 	inline func(string) bool
 	logf   func(string, ...any)
+	slots  chan struct{} // one token per running non-inline handler; nil when unbounded
 
 	base       context.Context // parent of every handler's ctx
 	cancelBase context.CancelFunc
@@ -94,6 +95,9 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 		inflight: make(map[string][]*pending),
 		idle:     make(chan struct{}),
 	}
+	if opts.MaxConcurrent > 0 {
+		c.slots = make(chan struct{}, opts.MaxConcurrent)
+	}
 	if c.inline == nil {
 		c.inline = func(string) bool { return false }
 	}
@@ -146,28 +150,60 @@ func (d dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, jr *jsonrpc2.Req
 		return // closing: nobody will read a reply
 	}
 	ctx, cancel := context.WithCancel(c.base)
-	var fl *pending
+	j := &job{c: c, in: in, req: req, ctx: ctx, cancel: cancel}
 	if !req.Notif {
 		// Registered here, on the read loop, so that a cancel on the very next line finds it.
-		fl = c.register(string(msg.id), cancel)
-	}
-	run := func(ctx context.Context) {
-		defer c.finish()
-		defer cancel()
-		result, err := c.call(ctx, req)
-		if req.Notif {
-			if err != nil {
-				c.logf("rpc: notification %q: %v", req.Method, err)
-			}
-			return
-		}
-		c.reply(in, result, err, c.unregister(string(msg.id), fl))
+		j.fl = c.register(string(msg.id), cancel)
 	}
 	if c.inline(req.Method) {
-		run(context.WithValue(ctx, inlineKey{}, true))
+		j.run(context.WithValue(ctx, inlineKey{}, true))
 		return
 	}
-	go run(ctx)
+	go j.runWhenSlotFree()
+}
+
+// job is one request or notification being handled.
+type job struct {
+	c      *Conn
+	in     *incoming
+	req    *Request
+	ctx    context.Context
+	cancel context.CancelFunc
+	fl     *pending // nil for a notification
+}
+
+// run runs the handler with ctx and answers.
+func (j *job) run(ctx context.Context) {
+	defer j.c.finish()
+	defer j.cancel()
+	result, err := j.c.call(ctx, j.req)
+	j.answer(result, err)
+}
+
+// runWhenSlotFree runs the job once Options.MaxConcurrent allows, unless it is cancelled first.
+func (j *job) runWhenSlotFree() {
+	if j.c.slots != nil {
+		select {
+		case j.c.slots <- struct{}{}:
+			defer func() { <-j.c.slots }()
+		case <-j.ctx.Done():
+			defer j.c.finish()
+			j.answer(nil, j.ctx.Err()) // as if the handler had returned at once
+			return
+		}
+	}
+	j.run(j.ctx)
+}
+
+// answer replies to a request; for a notification it only logs an error.
+func (j *job) answer(result any, err error) {
+	if j.req.Notif {
+		if err != nil && !j.c.isClosing() {
+			j.c.logf("rpc: notification %q: %v", j.req.Method, err)
+		}
+		return
+	}
+	j.c.reply(j.in, result, err, j.c.unregister(string(j.in.msg.id), j.fl))
 }
 
 // call runs the handler, turning a panic into an error.
@@ -363,6 +399,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	if c.calls.Err() != nil {
 		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	id := c.s.newCall()
 	w, err := c.jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Str: id, IsString: true}))

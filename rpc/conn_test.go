@@ -596,3 +596,65 @@ func TestIDs_Concurrent(t *testing.T) {
 		t.Fatalf("Serve = %v; want nil", err)
 	}
 }
+
+// TestMaxConcurrent pins Options.MaxConcurrent: beyond the bound a request waits for a slot
+// without blocking the read loop (an inline ping and a Call's reply still get through), a request
+// cancelled while waiting is answered -32800 without running, and a freed slot is taken.
+func TestMaxConcurrent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var mu sync.Mutex
+		started := map[string]bool{}
+		isStarted := func(id string) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return started[id]
+		}
+		p := serve(t, func(ctx context.Context, c *Conn, req *Request) (any, error) {
+			mu.Lock()
+			started[string(req.ID)] = true
+			mu.Unlock()
+			switch req.Method {
+			case "ask":
+				return askHandler(ctx, c, req)
+			case "wait":
+				return waitHandler(release)(ctx, c, req)
+			}
+			return "pong", nil
+		}, Options{MaxConcurrent: 1, Inline: func(m string) bool { return m == "ping" }})
+		p.send(`{"jsonrpc":"2.0","id":"ask","method":"ask"}`)
+		call := p.recvMsg() // ask holds the only slot, waiting for its Call
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+		p.send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+		if m := p.recvMsg(); string(m.ID) != `"ping"` {
+			t.Fatalf("got %s; want the inline ping's reply while the slot is taken", m.line)
+		}
+		synctest.Wait()
+		if isStarted("1") {
+			t.Error("request 1 started beyond MaxConcurrent")
+		}
+		p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"id":1}}`)
+		if m := p.recvMsg(); string(m.ID) != "1" || m.code() != CodeRequestCancelled {
+			t.Errorf("got %s; want -32800 for the request waiting for a slot", m.line)
+		}
+		if isStarted("1") {
+			t.Error("the request cancelled while waiting ran")
+		}
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"wait"}`)
+		p.send(`{"jsonrpc":"2.0","id":%s,"result":"yes"}`, call.ID) // read although the slot is taken
+		if m := p.recvMsg(); string(m.ID) != `"ask"` {
+			t.Fatalf("got %s; want the ask reply", m.line)
+		}
+		synctest.Wait()
+		if !isStarted("2") {
+			t.Error("request 2 did not start in the freed slot")
+		}
+		close(release)
+		if m := p.recvMsg(); string(m.ID) != "2" || string(m.Result) != `"released"` {
+			t.Errorf("got %s; want released", m.line)
+		}
+		if err := p.wait(); err != nil {
+			t.Errorf("Serve = %v; want nil", err)
+		}
+	})
+}

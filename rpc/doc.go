@@ -64,7 +64,9 @@
 //  1. Each request runs on its own goroutine, so a slow handler never delays a fast one and a
 //     handler may [Conn.Call] the client: the read loop keeps reading replies meanwhile. Methods
 //     named by [Options.Inline] instead run on the read loop, in arrival order, and their reply
-//     is written before the next line is read. There is no bound on concurrent handlers.
+//     is written before the next line is read. [Options.MaxConcurrent] bounds how many other
+//     handlers run at once; requests beyond it wait for a slot on their own goroutines, never on
+//     the read loop, which would deadlock with Call.
 //  2. Notifications a handler sends with [Conn.Notify] are written before its response.
 //  3. A handler's result goes out as "result" (nil as null). A returned [*Error], also wrapped,
 //     goes out as is.
@@ -85,8 +87,8 @@
 //   - Handlers that ignore ctx: Serve waits for every handler it started.
 //   - A client that stops reading its input: writes block, and with them the handler writing
 //     and, when it has an error of its own to write, the read loop.
-//   - Many concurrent requests: there is no bound on how many run at once, and each may hold a
-//     message of up to MaxMessageBytes.
+//   - Many concurrent requests: each holds its goroutine and its params (up to MaxMessageBytes)
+//     even while it waits for a slot; MaxConcurrent bounds the work, not the memory.
 //   - A reply to a Call whose ctx was cancelled: the library keeps the call until a reply or
 //     the connection's end, so a client that never answers leaks one small entry per call.
 //   - Whatever a handler does with its params: rpc checks only that they are an object or array.

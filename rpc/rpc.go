@@ -104,6 +104,11 @@ type Options struct {
 	// deadlock). Nil means no method is inline.
 	Inline func(method string) bool
 
+	// MaxConcurrent bounds how many non-inline handlers run at once; zero or negative means no
+	// bound. A request beyond it waits for a slot on its own goroutine (the read loop never
+	// waits, so replies to Calls are still read), and a $/cancel_request still cancels it there.
+	MaxConcurrent int
+
 	// Logf receives diagnostics: handler errors and panics, malformed replies from the peer.
 	// Nil means a log.Logger on stderr. Nothing is ever written to the output stream but protocol messages.
 	Logf func(format string, args ...any)
