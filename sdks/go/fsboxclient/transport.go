@@ -29,7 +29,8 @@ type Client struct {
 	opts    Options
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	stderr  *tail
+	stderr  *tail             // the last bytes of the server's stderr
+	errOut  io.Writer         // Options.Stderr (or os.Stderr) plus stderr, behind one lock
 	session *InitializeResult // set by Start, read-only afterwards
 
 	writeMu sync.Mutex // serialises writes to stdin, one whole line at a time
@@ -92,8 +93,9 @@ func spawn(bin string, opts Options) (*Client, error) {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
+	c.errOut = &lockedWriter{w: io.MultiWriter(stderr, c.stderr)}
 	c.cmd.Stdout = childOut
-	c.cmd.Stderr = io.MultiWriter(stderr, c.stderr)
+	c.cmd.Stderr = c.errOut
 	c.cmd.WaitDelay = exitTimeout // bounds the stderr copy if something inherited the pipe
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		out.Close()
@@ -381,13 +383,22 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// logf reports a protocol oddity on the stderr writer; the connection carries on.
+// logf reports a protocol oddity where the server's stderr goes; the connection carries on.
 func (c *Client) logf(format string, args ...any) {
-	w := c.opts.Stderr
-	if w == nil {
-		w = os.Stderr
-	}
-	fmt.Fprintf(w, "fsboxclient: "+format+"\n", args...)
+	fmt.Fprintf(c.errOut, "fsboxclient: "+format+"\n", args...)
+}
+
+// lockedWriter serialises writes from the stderr copier and logf, so Options.Stderr need not be
+// safe for concurrent use.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // tail keeps the last tailSize bytes written to it: the server's stderr, for error messages.
