@@ -28,7 +28,8 @@ const (
 	pyTypesPath    = "sdks/python/src/fsbox/_types_gen.py"
 	pyClientPath   = "sdks/python/src/fsbox/_client_gen.py"
 	pyDispatchPath = "conformance/adapters/python/_dispatch_gen.py"
-	pyWrap         = 88 // docstring lines are wrapped to this width, indentation included
+	pyWrap         = 88  // docstring lines are wrapped to this width, indentation included
+	pyMaxLine      = 100 // the line length of sdks/python (pyproject's tool.ruff), which code lines keep to
 )
 
 // pyKeywords are Python's reserved words (keyword.kwlist of 3.10 to 3.13). A wire name that is one
@@ -716,7 +717,14 @@ func pyToolMethod(w *pyWriter, t *Tool, async bool) {
 		}
 		w.line(2, ").to_wire()")
 	}
-	w.linef(2, "%s%s, arguments, %s.from_wire)", call, pyStr(t.Name), t.Result.Name)
+	args := fmt.Sprintf("%s, arguments, %s.from_wire", pyStr(t.Name), t.Result.Name)
+	if 8+len(call)+len(args)+1 <= pyMaxLine {
+		w.linef(2, "%s%s)", call, args)
+	} else {
+		w.line(2, call)
+		w.line(3, args)
+		w.line(2, ")")
+	}
 }
 
 func pyDispatch(m *Model) []byte {

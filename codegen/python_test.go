@@ -75,6 +75,26 @@ func TestPythonDeterministic(t *testing.T) {
 	}
 }
 
+// TestPythonLineLength checks that the code generated from the real schema keeps to the SDK's
+// line length, as ruff format would leave it.
+func TestPythonLineLength(t *testing.T) {
+	schema, err := os.ReadFile("../schema/fsbox.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate(schema, "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		for i, line := range strings.Split(string(f.Data), "\n") {
+			if i > 1 && len([]rune(line)) > pyMaxLine { // the two header lines carry the hash
+				t.Errorf("%s:%d is %d characters long: %s", f.Path, i+1, len([]rune(line)), line)
+			}
+		}
+	}
+}
+
 // TestPythonRefuses feeds the emitter models it cannot render faithfully and checks that each is
 // refused with an error naming the offending element.
 func TestPythonRefuses(t *testing.T) {

@@ -20,8 +20,12 @@ from typing import IO, Any
 
 try:
     import fsbox
-except ImportError:  # not installed: use the SDK of this checkout (it has no dependencies)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "sdks" / "python" / "src"))
+except (
+    ImportError
+):  # not installed: use the SDK of this checkout (it has no dependencies)
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parents[3] / "sdks" / "python" / "src")
+    )
     import fsbox
 
 from _dispatch_gen import DISPATCH
@@ -59,7 +63,10 @@ class Adapter:
 
     def start(self, op: dict[str, Any]) -> Answer:
         if self.client is not None:
-            return {"ok": False, "skipped": "start sent twice; one client per adapter session"}
+            return {
+                "ok": False,
+                "skipped": "start sent twice; one client per adapter session",
+            }
         config = op.get("config")
         try:
             self.client = fsbox.Client(
@@ -67,7 +74,9 @@ class Adapter:
                 config=config if isinstance(config, dict) else None,
                 binary=op["binary"],
                 on_event=self.on_event if op.get("events") else None,
-                on_change_request=self.on_change_request if op.get("change_requests") else None,
+                on_change_request=self.on_change_request
+                if op.get("change_requests")
+                else None,
             )
         except fsbox.FsboxError as e:
             return {"ok": False, "error": error_json(e)}
@@ -87,7 +96,10 @@ class Adapter:
             return {"ok": False, "skipped": "call before start"}
         tool, arguments = op.get("tool"), op.get("arguments", {})
         if not isinstance(tool, str) or not isinstance(arguments, dict):
-            return {"ok": False, "skipped": "the SDK takes a tool name and an arguments object only"}
+            return {
+                "ok": False,
+                "skipped": "the SDK takes a tool name and an arguments object only",
+            }
         self.events, self.change_requests = [], []
         answers = op.get("change_answers")
         self.answers = list(answers) if isinstance(answers, list) else []
@@ -140,8 +152,16 @@ def main() -> int:
                         answer = {"ok": True}
                     else:
                         answer = {"ok": False, "skipped": f"unknown op {kind!r}"}
-                except Exception as e:  # an adapter bug: report it, never hang the runner
-                    answer = {"ok": False, "error": {"kind": "adapter_exception", "message": f"{type(e).__name__}: {e}"}}
+                except (
+                    Exception
+                ) as e:  # an adapter bug: report it, never hang the runner
+                    answer = {
+                        "ok": False,
+                        "error": {
+                            "kind": "adapter_exception",
+                            "message": f"{type(e).__name__}: {e}",
+                        },
+                    }
             elif op is not None:
                 answer = {"ok": False, "skipped": "the op is not an object"}
             out.write(json.dumps(answer) + "\n")

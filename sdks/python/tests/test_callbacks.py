@@ -11,7 +11,9 @@ import fsbox
 from conftest import ClientFactory
 
 
-def test_events_arrive_typed_before_the_call_returns(make_client: ClientFactory, root: Path) -> None:
+def test_events_arrive_typed_before_the_call_returns(
+    make_client: ClientFactory, root: Path
+) -> None:
     events: list[fsbox.Event] = []
     fs = make_client(on_event=events.append)
     w = fs.write_file(path="a.txt", content="hi\n")
@@ -120,11 +122,27 @@ def test_coroutine_change_request_in_sync_client(make_client: ClientFactory, roo
 
 
 def test_cancel_without_reason_keeps_earlier_reason() -> None:
-    request = fsbox.ChangeRequest(path="a", root_dir="/r", tool="write_file", operation="write", diff="", truncated=False, reason="listener")
+    request = fsbox.ChangeRequest(
+        path="a",
+        root_dir="/r",
+        tool="write_file",
+        operation="write",
+        diff="",
+        truncated=False,
+        reason="listener",
+    )
     request.cancel("first")
     request.cancel()
     assert request.answer() == {"approve": False, "reason": "first"}
-    fresh = fsbox.ChangeRequest(path="a", root_dir="/r", tool="write_file", operation="write", diff="", truncated=False, reason="listener")
+    fresh = fsbox.ChangeRequest(
+        path="a",
+        root_dir="/r",
+        tool="write_file",
+        operation="write",
+        diff="",
+        truncated=False,
+        reason="listener",
+    )
     assert fresh.answer() == {"approve": True}
 
 

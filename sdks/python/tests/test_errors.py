@@ -84,7 +84,9 @@ def test_binary_not_found_says_how_to_get_it(root: Path, monkeypatch: pytest.Mon
         fsbox.Client(root, binary=root / "nope")
 
 
-def test_binary_from_env_then_path(fsbox_bin: str, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_binary_from_env_then_path(
+    fsbox_bin: str, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FSBOX_BIN", fsbox_bin)
     with fsbox.Client(root) as fs:
         assert fs.list_directory().text == "(empty directory)"

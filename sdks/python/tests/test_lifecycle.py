@@ -34,7 +34,9 @@ def test_many_calls_in_flight_from_many_threads(make_client: ClientFactory, root
     assert results == [(i, i + 1) for i in range(40)]
 
 
-def test_events_stay_with_their_calls_under_concurrency(make_client: ClientFactory, root: Path) -> None:
+def test_events_stay_with_their_calls_under_concurrency(
+    make_client: ClientFactory, root: Path
+) -> None:
     seen: list[str] = []
     fs = make_client(on_event=lambda e: seen.append(e.path))
 
@@ -141,7 +143,9 @@ def test_close_while_calls_are_pending(make_client: ClientFactory, root: Path) -
     assert len(outcome) == 1
 
 
-def test_slow_search_and_quick_reads_each_get_their_own_result(make_client: ClientFactory, root: Path) -> None:
+def test_slow_search_and_quick_reads_each_get_their_own_result(
+    make_client: ClientFactory, root: Path
+) -> None:
     # The server answers pipelined calls in any order; each answer must reach its own caller.
     tree = root / "tree"
     for d in range(20):
@@ -156,4 +160,6 @@ def test_slow_search_and_quick_reads_each_get_their_own_result(make_client: Clie
         found = search.result()
         assert all(r.result().total_lines == 1 for r in reads)
     assert len(found.matches) == 400
-    assert {m.text for m in found.matches} == {f"needle {d}-{f}" for d in range(20) for f in range(20)}
+    assert {m.text for m in found.matches} == {
+        f"needle {d}-{f}" for d in range(20) for f in range(20)
+    }

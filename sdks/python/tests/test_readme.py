@@ -21,7 +21,14 @@ def test_quickstart_runs_as_written(fsbox_bin: str, tmp_path: Path) -> None:
     quickstart = blocks[0]
     assert len(quickstart.strip().splitlines()) <= 11
     env = {**os.environ, "FSBOX_BIN": fsbox_bin}
-    done = subprocess.run([sys.executable, "-c", quickstart], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", quickstart],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "[notes.txt | 1 lines | hash:5891b5b522d5]"
     assert "outside_root Path '../outside.txt'" in done.stdout
@@ -31,9 +38,21 @@ def test_quickstart_runs_as_written(fsbox_bin: str, tmp_path: Path) -> None:
 def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
     (root / "a.txt").write_text("hello\n")
     ops = [
-        {"op": "start", "binary": fsbox_bin, "root_dir": str(root), "config": {}, "events": True, "change_requests": True},
+        {
+            "op": "start",
+            "binary": fsbox_bin,
+            "root_dir": str(root),
+            "config": {},
+            "events": True,
+            "change_requests": True,
+        },
         {"op": "call", "tool": "read_file", "arguments": {"path": "a.txt"}},
-        {"op": "call", "tool": "write_file", "arguments": {"path": "a.txt", "content": "x"}, "change_answers": [{"approve": False, "reason": "not today"}]},
+        {
+            "op": "call",
+            "tool": "write_file",
+            "arguments": {"path": "a.txt", "content": "x"},
+            "change_answers": [{"approve": False, "reason": "not today"}],
+        },
         {"op": "call", "tool": "read_file", "arguments": {"path": "a.txt", "bogus": 1}},
         {"op": "call", "tool": "no_such_tool", "arguments": {}},
         {"op": "frobnicate"},
@@ -48,7 +67,9 @@ def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    start, read, write, bogus, unknown, frob, stop = (json.loads(line) for line in done.stdout.splitlines())
+    start, read, write, bogus, unknown, frob, stop = (
+        json.loads(line) for line in done.stdout.splitlines()
+    )
     assert start["ok"] and start["initialize"]["root_dir"] == str(root)
     assert "read_file" in start["initialize"]["tools"]
     assert read["ok"] and read["result"]["total_lines"] == 1

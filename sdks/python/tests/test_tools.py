@@ -35,7 +35,14 @@ def test_read_file(make_client: ClientFactory, root: Path) -> None:
     assert isinstance(r, fsbox.ReadFileResult)
     assert r.text.startswith(f"[a.txt | 3 lines | hash:{_hash(content)}]")
     assert "     1\tone\n" in r.text
-    assert (r.path, r.binary, r.size, r.total_lines, r.offset, r.lines_shown) == ("a.txt", False, 14, 3, 0, 3)
+    assert (r.path, r.binary, r.size, r.total_lines, r.offset, r.lines_shown) == (
+        "a.txt",
+        False,
+        14,
+        3,
+        0,
+        3,
+    )
     assert r.next_offset is None
     page = fs.read_file(path="a.txt", offset=1, limit=1)
     assert (page.offset, page.lines_shown, page.next_offset) == (1, 1, 2)
@@ -82,7 +89,10 @@ def test_list_directory(make_client: ClientFactory, root: Path) -> None:
     r = fs.list_directory()
     assert isinstance(r, fsbox.ListDirectoryResult)
     assert r.text.splitlines() == ["b.txt  (5 bytes)", "sub/"]
-    assert [(e.path, e.type, e.size) for e in r.entries] == [("b.txt", "file", 5), ("sub/", "directory", None)]
+    assert [(e.path, e.type, e.size) for e in r.entries] == [
+        ("b.txt", "file", 5),
+        ("sub/", "directory", None),
+    ]
     assert r.truncated is False
     assert fs.list_directory(path="sub").text == "(empty directory)"
 
@@ -95,7 +105,10 @@ def test_search_files(make_client: ClientFactory, root: Path) -> None:
     r = fs.search_files(pattern="^import", path="src")
     assert isinstance(r, fsbox.SearchFilesResult)
     assert r.text.splitlines() == ["src/m.py:1:import os", "src/m.py:3:import sys"]
-    assert [(m.path, m.line, m.text) for m in r.matches] == [("src/m.py", 1, "import os"), ("src/m.py", 3, "import sys")]
+    assert [(m.path, m.line, m.text) for m in r.matches] == [
+        ("src/m.py", 1, "import os"),
+        ("src/m.py", 3, "import sys"),
+    ]
     assert fs.search_files(pattern="import", include_glob="*.md").matches[0].path == "notes.md"
     assert fs.search_files(pattern="zzz").text == "No matches found."
 
@@ -127,7 +140,14 @@ def test_file_info(make_client: ClientFactory, root: Path) -> None:
     fs = make_client()
     r = fs.file_info(path="f.txt")
     assert isinstance(r, fsbox.FileInfoResult)
-    assert (r.path, r.type, r.size, r.binary, r.lines, r.hash) == ("f.txt", "file", 4, False, 2, _hash(b"a\nb\n"))
+    assert (r.path, r.type, r.size, r.binary, r.lines, r.hash) == (
+        "f.txt",
+        "file",
+        4,
+        False,
+        2,
+        _hash(b"a\nb\n"),
+    )
     assert fs.file_info(path="link").symlink_target == "f.txt"
     assert fs.file_info(path=".").type == "directory"
 
@@ -153,7 +173,12 @@ def test_directory_tree(make_client: ClientFactory, root: Path) -> None:
     assert [t["name"] for t in fs.tools()] == ["directory_tree"]
     r = fs.directory_tree()
     assert isinstance(r, fsbox.DirectoryTreeResult)
-    assert [(e.path, e.depth) for e in r.entries] == [("a/", 1), ("a/b/", 2), ("a/b/deep.txt", 3), ("top.txt", 1)]
+    assert [(e.path, e.depth) for e in r.entries] == [
+        ("a/", 1),
+        ("a/b/", 2),
+        ("a/b/deep.txt", 3),
+        ("top.txt", 1),
+    ]
     shallow = fs.directory_tree(max_depth=1)
     assert [e.path for e in shallow.entries] == ["a/", "top.txt"]
 

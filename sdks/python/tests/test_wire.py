@@ -43,8 +43,15 @@ def test_nested_types_round_trip() -> None:
 
 
 def test_wrong_types_name_the_field() -> None:
-    bad = {"text": "t", "path": ".", "truncated": False, "entries": [{"path": "a", "type": "file", "size": "big"}]}
-    with pytest.raises(fsbox.WireError, match=r"entries: \[0\]: size: want an integer, have a string"):
+    bad = {
+        "text": "t",
+        "path": ".",
+        "truncated": False,
+        "entries": [{"path": "a", "type": "file", "size": "big"}],
+    }
+    with pytest.raises(
+        fsbox.WireError, match=r"entries: \[0\]: size: want an integer, have a string"
+    ):
         fsbox.ListDirectoryResult.from_wire(bad)
     with pytest.raises(fsbox.WireError, match="text: missing"):
         fsbox.FindFilesResult.from_wire({"paths": [], "truncated": False})
@@ -54,16 +61,31 @@ def test_wrong_types_name_the_field() -> None:
 
 def test_events_decode_by_kind() -> None:
     event = fsbox.event_from_wire(
-        {"kind": "file_system.directory_created", "path": "d", "root_dir": "/r", "tool": "create_directory"}
+        {
+            "kind": "file_system.directory_created",
+            "path": "d",
+            "root_dir": "/r",
+            "tool": "create_directory",
+        }
     )
     assert isinstance(event, fsbox.DirectoryCreatedEvent)
     assert fsbox.event_from_wire({"kind": "file_system.from_the_future"}) is None
     with pytest.raises(fsbox.WireError):
-        fsbox.FileReadEvent.from_wire({"kind": "file_system.file_written", "path": "a", "root_dir": "/", "tool": "t", "content_hash": "h"})
+        fsbox.FileReadEvent.from_wire(
+            {
+                "kind": "file_system.file_written",
+                "path": "a",
+                "root_dir": "/",
+                "tool": "t",
+                "content_hash": "h",
+            }
+        )
 
 
 def test_tool_methods_send_wire_names_and_omit_none() -> None:
-    args = fsbox.EditFileArgs(path="a", replacements=[fsbox.Replacement(old_text="x", new_text="y")])
+    args = fsbox.EditFileArgs(
+        path="a", replacements=[fsbox.Replacement(old_text="x", new_text="y")]
+    )
     assert args.to_wire() == {"path": "a", "replacements": [{"old_text": "x", "new_text": "y"}]}
     assert fsbox.ReadFileArgs(path="a", offset=0).to_wire() == {"path": "a", "offset": 0}
 
@@ -78,16 +100,47 @@ def test_every_tool_has_a_typed_method_and_result() -> None:
 @pytest.mark.parametrize(
     ("error", "cls", "kind", "path"),
     [
-        ({"code": -32001, "message": "m", "data": {"kind": "stale_hash", "retry": True, "path": "a"}}, fsbox.ToolRetry, "stale_hash", "a"),
-        ({"code": -32002, "message": "m", "data": {"kind": "io_error", "retry": False}}, fsbox.ToolFatal, "io_error", None),
-        ({"code": -32602, "message": "m", "data": {"kind": "unknown_tool", "retry": True}}, fsbox.ToolRetry, "unknown_tool", None),
+        (
+            {
+                "code": -32001,
+                "message": "m",
+                "data": {"kind": "stale_hash", "retry": True, "path": "a"},
+            },
+            fsbox.ToolRetry,
+            "stale_hash",
+            "a",
+        ),
+        (
+            {"code": -32002, "message": "m", "data": {"kind": "io_error", "retry": False}},
+            fsbox.ToolFatal,
+            "io_error",
+            None,
+        ),
+        (
+            {"code": -32602, "message": "m", "data": {"kind": "unknown_tool", "retry": True}},
+            fsbox.ToolRetry,
+            "unknown_tool",
+            None,
+        ),
         ({"code": -32602, "message": "m"}, fsbox.ToolRetry, "invalid_arguments", None),
         ({"code": -32800, "message": "m"}, fsbox.ToolFatal, "cancelled", None),
-        ({"code": -32001, "message": "m", "data": {"kind": "not_found"}}, fsbox.ToolRetry, "not_found", None),
-        ({"code": -32002, "message": "m", "data": {"kind": "brand_new_kind"}}, fsbox.ToolFatal, "brand_new_kind", None),
+        (
+            {"code": -32001, "message": "m", "data": {"kind": "not_found"}},
+            fsbox.ToolRetry,
+            "not_found",
+            None,
+        ),
+        (
+            {"code": -32002, "message": "m", "data": {"kind": "brand_new_kind"}},
+            fsbox.ToolFatal,
+            "brand_new_kind",
+            None,
+        ),
     ],
 )
-def test_error_mapping(error: dict[str, Any], cls: type[fsbox.FsboxError], kind: str, path: str | None) -> None:
+def test_error_mapping(
+    error: dict[str, Any], cls: type[fsbox.FsboxError], kind: str, path: str | None
+) -> None:
     e = error_from_wire(error)
     assert type(e) is cls
     assert (e.kind, e.path, e.message, e.code) == (kind, path, "m", error["code"])

@@ -534,7 +534,9 @@ class AsyncTools:
         arguments = ReadMultipleFilesArgs(
             paths=paths,
         ).to_wire()
-        return await self._call_tool("read_multiple_files", arguments, ReadMultipleFilesResult.from_wire)
+        return await self._call_tool(
+            "read_multiple_files", arguments, ReadMultipleFilesResult.from_wire
+        )
 
     async def directory_tree(
         self,

@@ -43,11 +43,14 @@ def find_binary(explicit: str | os.PathLike[str] | None) -> str:
             path = os.fspath(value)
             if os.path.isfile(path) and os.access(path, os.X_OK):
                 return path
-            raise BinaryNotFound(f"{source} names {path!r}, which is not an executable file; {_HOW_TO_GET}")
+            raise BinaryNotFound(
+                f"{source} names {path!r}, which is not an executable file; {_HOW_TO_GET}"
+            )
     found = shutil.which("fsbox")
     if found is None:
         raise BinaryNotFound(
-            f"the fsbox binary was not found: pass binary=, set FSBOX_BIN or put fsbox on PATH; {_HOW_TO_GET}"
+            "the fsbox binary was not found: pass binary=, set FSBOX_BIN or put fsbox on PATH; "
+            + _HOW_TO_GET
         )
     return found
 
@@ -143,9 +146,15 @@ def _request_message(request_id: int, method: str, params: Any) -> dict[str, Any
 
 def _error_response(request_id: Any, exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, UnknownMethod):
-        error = {"code": _METHOD_NOT_FOUND, "message": f"method not supported by this client: {exc}"}
+        error = {
+            "code": _METHOD_NOT_FOUND,
+            "message": f"method not supported by this client: {exc}",
+        }
     else:
-        error = {"code": _INTERNAL_ERROR, "message": f"the client's handler raised {type(exc).__name__}: {exc}"}
+        error = {
+            "code": _INTERNAL_ERROR,
+            "message": f"the client's handler raised {type(exc).__name__}: {exc}",
+        }
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
@@ -156,7 +165,10 @@ def _parse(line: bytes) -> dict[str, Any] | None:
         message = None
     if not isinstance(message, dict):
         if line.strip():
-            print(f"fsbox: ignoring a line from the server that is not a JSON-RPC message: {line[:200]!r}", file=sys.stderr)
+            print(
+                f"fsbox: ignoring a server line that is not a JSON-RPC message: {line[:200]!r}",
+                file=sys.stderr,
+            )
         return None
     return message
 
@@ -175,7 +187,9 @@ class _Pending:
 class SyncConnection:
     """A server child process driven from threads."""
 
-    def __init__(self, binary: str, on_notification: NotificationHandler, on_request: RequestHandler) -> None:
+    def __init__(
+        self, binary: str, on_notification: NotificationHandler, on_request: RequestHandler
+    ) -> None:
         self._on_notification = on_notification
         self._on_request = on_request
         self._proc = subprocess.Popen(
@@ -194,7 +208,9 @@ class SyncConnection:
         self._pending: dict[int, _Pending] = {}
         self._lost: str | None = None  # why the connection is gone, once it is
         self._closed = False
-        self._stderr_thread = threading.Thread(target=self._pump_stderr, name="fsbox-stderr", daemon=True)
+        self._stderr_thread = threading.Thread(
+            target=self._pump_stderr, name="fsbox-stderr", daemon=True
+        )
         self._reader = threading.Thread(target=self._read, name="fsbox-reader", daemon=True)
         self._stderr_thread.start()
         self._reader.start()
@@ -227,7 +243,9 @@ class SyncConnection:
             with self._lock:
                 waiting = self._pending.pop(request_id, None) is not None
             if waiting and self._lost is None:
-                self._try_send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"id": request_id}})
+                self._try_send(
+                    {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"id": request_id}}
+                )
             raise
         if pending.error is not None:
             raise pending.error
@@ -242,7 +260,9 @@ class SyncConnection:
                 self._stdin.write(data)
                 self._stdin.flush()
             except (OSError, ValueError):
-                raise ConnectionLost(self._lost or "the fsbox server is not reading its input any more") from None
+                raise ConnectionLost(
+                    self._lost or "the fsbox server is not reading its input any more"
+                ) from None
 
     def _try_send(self, message: Mapping[str, Any]) -> None:
         try:
@@ -279,7 +299,11 @@ class SyncConnection:
                     report_callback_error(f"the handler of the {method} notification")
                 return
             try:
-                response = {"jsonrpc": "2.0", "id": message["id"], "result": self._on_request(method, message.get("params"))}
+                response = {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "result": self._on_request(method, message.get("params")),
+                }
             except Exception as exc:
                 response = _error_response(message["id"], exc)
             self._try_send(response)
@@ -402,7 +426,9 @@ class AsyncConnection:
             return await future
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and self._lost is None:
-                self._write_now({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"id": request_id}})
+                self._write_now(
+                    {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"id": request_id}}
+                )
             raise
         finally:
             self._pending.pop(request_id, None)
@@ -415,7 +441,9 @@ class AsyncConnection:
                 self._stdin.write(encode(message))
                 await self._stdin.drain()
             except (OSError, RuntimeError):
-                raise ConnectionLost(self._lost or "the fsbox server is not reading its input any more") from None
+                raise ConnectionLost(
+                    self._lost or "the fsbox server is not reading its input any more"
+                ) from None
 
     def _write_now(self, message: Mapping[str, Any]) -> None:
         """Queue a line without waiting for the pipe; for cancellation, which cannot await."""

@@ -1,4 +1,4 @@
-"""Converters from decoded JSON to the wire dataclasses; the generated from_wire methods compose them.
+"""Converters from decoded JSON to wire dataclasses, which the generated from_wire methods compose.
 
 Each converter takes a decoded JSON value and returns it as its Python type, or raises WireError
 naming what it wanted and what it found; req and opt prefix the field name, array the index, so

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import inspect
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar, Union
 
@@ -73,7 +73,9 @@ class ChangeRequest(FileChangeRequest):
 
     def answer(self) -> dict[str, Any]:
         """The change_request result this request's state stands for."""
-        return ChangeRequestResult(approve=not self.cancelled, reason=self.cancel_reason if self.cancelled else None).to_wire()
+        return ChangeRequestResult(
+            approve=not self.cancelled, reason=self.cancel_reason if self.cancelled else None
+        ).to_wire()
 
 
 @dataclasses.dataclass
@@ -110,7 +112,10 @@ def _decode_any_tool(name: str, value: Any) -> ToolResult | RawResult:
 
 
 def _descriptors(result: InitializeResult) -> list[dict[str, Any]]:
-    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in result.tools]
+    return [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+        for t in result.tools
+    ]
 
 
 class Client(SyncTools):
@@ -154,7 +159,10 @@ class Client(SyncTools):
         self._on_change_request = on_change_request
         self._loop: asyncio.AbstractEventLoop | None = None
         params = initialize_params(
-            root_dir, config, events=on_event is not None, change_requests=on_change_request is not None
+            root_dir,
+            config,
+            events=on_event is not None,
+            change_requests=on_change_request is not None,
         )
         self._conn = SyncConnection(find_binary(binary), self._notification, self._request)
         try:
@@ -186,10 +194,14 @@ class Client(SyncTools):
         Returns the tool's typed result, or a RawResult for a tool this SDK does not know.
         Raises ToolRetry for an unknown tool or bad arguments: hand the message to the model.
         """
-        result = self._conn.request("tools/call", {"name": name, "arguments": dict(arguments or {})})
+        result = self._conn.request(
+            "tools/call", {"name": name, "arguments": dict(arguments or {})}
+        )
         return _decode_any_tool(name, result)
 
-    def _call_tool(self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]) -> _T:
+    def _call_tool(
+        self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]
+    ) -> _T:
         result = self._conn.request("tools/call", {"name": name, "arguments": arguments})
         return _decode(decode, result, name)
 
@@ -203,7 +215,10 @@ class Client(SyncTools):
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -255,7 +270,10 @@ class AsyncClient(AsyncTools):
         self._on_event = on_event
         self._on_change_request = on_change_request
         self._params = initialize_params(
-            root_dir, config, events=on_event is not None, change_requests=on_change_request is not None
+            root_dir,
+            config,
+            events=on_event is not None,
+            change_requests=on_change_request is not None,
         )
         self._binary = binary
         self._conn: AsyncConnection | None = None
@@ -265,7 +283,9 @@ class AsyncClient(AsyncTools):
         """Spawn and initialize the server; a second call does nothing."""
         if self._conn is not None:
             return self
-        self._conn = await AsyncConnection.open(find_binary(self._binary), self._notification, self._request)
+        self._conn = await AsyncConnection.open(
+            find_binary(self._binary), self._notification, self._request
+        )
         try:
             result = await self._conn.request("initialize", self._params)
             self._initialize_result = _decode(InitializeResult.from_wire, result, "initialize")
@@ -278,7 +298,9 @@ class AsyncClient(AsyncTools):
     def initialize_result(self) -> InitializeResult:
         """What the server said at initialize: resolved root_dir, cwd, tools, schema_hash."""
         if self._initialize_result is None:
-            raise RuntimeError("fsbox: the AsyncClient is not started; use async with or await start()")
+            raise RuntimeError(
+                "fsbox: the AsyncClient is not started; use async with or await start()"
+            )
         return self._initialize_result
 
     @property
@@ -290,15 +312,21 @@ class AsyncClient(AsyncTools):
         """The enabled tools as {name, description, input_schema}; see Client.tools."""
         return _descriptors(self.initialize_result)
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult | RawResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> ToolResult | RawResult:
         """Call a tool by name with wire arguments; see Client.call."""
-        result = await self._connection().request("tools/call", {"name": name, "arguments": dict(arguments or {})})
+        result = await self._connection().request(
+            "tools/call", {"name": name, "arguments": dict(arguments or {})}
+        )
         return _decode_any_tool(name, result)
 
     async def _call_tool(
         self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]
     ) -> _T:
-        result = await self._connection().request("tools/call", {"name": name, "arguments": arguments})
+        result = await self._connection().request(
+            "tools/call", {"name": name, "arguments": arguments}
+        )
         return _decode(decode, result, name)
 
     async def close(self) -> None:
@@ -312,13 +340,18 @@ class AsyncClient(AsyncTools):
         return await self.start()
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.close()
 
     def _connection(self) -> AsyncConnection:
         if self._conn is None:
-            raise RuntimeError("fsbox: the AsyncClient is not started; use async with or await start()")
+            raise RuntimeError(
+                "fsbox: the AsyncClient is not started; use async with or await start()"
+            )
         return self._conn
 
     async def _notification(self, method: str, params: Any) -> None:
@@ -358,4 +391,12 @@ def _change_request(params: Any) -> ChangeRequest:
         raise ProtocolError(f"malformed change_request: {e}") from None
 
 
-__all__ = ["AsyncClient", "ChangeRequest", "Client", "FsboxError", "OnChangeRequest", "OnEvent", "RawResult"]
+__all__ = [
+    "AsyncClient",
+    "ChangeRequest",
+    "Client",
+    "FsboxError",
+    "OnChangeRequest",
+    "OnEvent",
+    "RawResult",
+]

@@ -45,7 +45,8 @@ class FsboxError(Exception):
         self.data: dict[str, Any] = dict(data or {})
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(kind={self.kind!r}, path={self.path!r}, message={self.message!r})"
+        name = type(self).__name__
+        return f"{name}(kind={self.kind!r}, path={self.path!r}, message={self.message!r})"
 
 
 class ToolRetry(FsboxError):
