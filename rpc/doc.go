@@ -34,16 +34,17 @@
 //
 // # Replies to bad input
 //
-// Each of these is answered with one error reply, after which the next line is read normally;
-// nothing in the input closes the connection.
+// Nothing in the input closes the connection. Each line below gets one error reply, except
+// where said otherwise, and the next line is read normally.
 //
-//  1. A line that is not one JSON value (including two values on one line): -32700 "parse
-//     error", "id": null.
+//  1. A line that is not one JSON value (two values on one line, invalid UTF-8 included):
+//     -32700 "parse error", "id": null.
 //  2. A JSON array (a batch, which this version does not support, even an empty one): one
 //     -32600, "id": null.
 //  3. A JSON value that is not an object; an object with no "method" that is not a reply;
 //     "method" not a string; "id" not a string or an integer (fractions, exponents, true,
-//     false, objects, arrays and null are refused); "jsonrpc" not "2.0"; a duplicate member;
+//     false, objects, arrays and null are refused); "jsonrpc" not "2.0"; one of the members
+//     named here twice;
 //     "method" together with "result" or "error": -32600, "id": null.
 //  4. "params" neither an object, an array nor null: -32602, to the request's id.
 //  5. A reply (a "result" or "error" member, no "method") to an id we did not send, or sent and

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode/utf8"
 )
 
 // readBufferBytes is the size of the bufio.Reader in front of the input: the unit in which an
@@ -135,7 +136,9 @@ var members = [...]string{"jsonrpc", "id", "method", "params", "result", "error"
 // classify validates one non-blank input line. It never panics, and it returns either a
 // message or a rejection.
 func classify(line []byte) (*message, *rejection) {
-	if !json.Valid(line) {
+	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would let invalid bytes through, to
+	// come back in an echoed id, or quietly turn them into U+FFFD, and so into another path.
+	if !utf8.Valid(line) || !json.Valid(line) {
 		return nil, reject(CodeParseError, msgParseError)
 	}
 	switch bytes.TrimLeft(line, " \t\r\n")[0] {

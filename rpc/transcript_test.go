@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,13 +46,18 @@ func parseArchive(data string) archive {
 	return a
 }
 
-// clientBytes turns a client section into the bytes sent: {{CR}} and {{BOM}} stand for a
-// carriage return and a UTF-8 byte order mark, which a text file cannot show.
+// clientBytes turns a client section into the bytes sent: {{CR}}, {{BOM}} and {{xHH}} stand
+// for a carriage return, a UTF-8 byte order mark and the byte 0xHH, which a text file cannot show.
 func clientBytes(section string) []byte {
 	section = strings.ReplaceAll(section, "{{CR}}", "\r")
 	section = strings.ReplaceAll(section, "{{BOM}}", "\xEF\xBB\xBF")
-	return []byte(section)
+	return []byte(hexByte.ReplaceAllStringFunc(section, func(m string) string {
+		b, _ := strconv.ParseUint(m[3:5], 16, 8)
+		return string([]byte{byte(b)})
+	}))
 }
+
+var hexByte = regexp.MustCompile(`\{\{x[0-9A-Fa-f]{2}\}\}`)
 
 // option returns the value of a "name: value" line of the comment, or "".
 func (a archive) option(name string) string {
