@@ -3,6 +3,7 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -87,23 +88,64 @@ func newGoEmitter(m *Model) (*goEmitter, error) {
 	if g.kind = m.Type("ErrorKind"); g.kind == nil || !g.kind.IsEnum() {
 		return nil, fmt.Errorf("the Go SDK needs a string enum $defs/ErrorKind for Error.Kind")
 	}
+	if err := g.checkNames(taken); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// checkNames refuses a model whose Go identifiers would be invalid or collide: with each other,
+// with the hand-written code, or with the methods the emitter adds. taken holds the package-level
+// names already given out.
+func (g *goEmitter) checkNames(taken map[string]string) error {
+	claim := func(name, what string) error {
+		if !token.IsIdentifier(name) || !token.IsExported(name) {
+			return fmt.Errorf("%s: %q is not an exported Go identifier", what, name)
+		}
+		if other, ok := taken[name]; ok {
+			return fmt.Errorf("%s: Go name %s collides with %s", what, name, other)
+		}
+		taken[name] = what
+		return nil
+	}
+	for _, t := range g.m.Types {
+		for _, v := range t.Enum {
+			if err := claim(g.enumPrefix(t)+g.ident(v), fmt.Sprintf("$defs/%s value %q", t.Name, v)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range g.m.SortedErrorCodes() {
+		if err := claim("Code"+g.ident(name), "x-fsbox.error_codes."+name); err != nil {
+			return err
+		}
+	}
 	methods := map[string]bool{}
 	for _, n := range goClientMethods {
 		methods[n] = true
 	}
-	for _, tool := range m.Tools {
+	for _, tool := range g.m.Tools {
 		if name := g.ident(tool.Name); methods[name] {
-			return nil, fmt.Errorf("tool %s: method name %s collides with a hand-written method of Client", tool.Name, name)
+			return fmt.Errorf("tool %s: method name %s collides with a hand-written method of Client", tool.Name, name)
 		}
 	}
-	for _, t := range m.Types {
+	for _, t := range g.m.Types {
+		fields := map[string]bool{}
+		if g.eventOf(t) != nil {
+			fields["EventKind"], fields["MarshalJSON"] = true, true
+		}
 		for _, f := range t.Fields {
+			where := fmt.Sprintf("$defs/%s/properties/%s", t.Name, f.Name)
 			if f.Const != "" && (f.Name != "kind" || g.eventOf(t) == nil) {
-				return nil, fmt.Errorf("$defs/%s/properties/%s: the Go emitter supports const only as the kind of an event", t.Name, f.Name)
+				return fmt.Errorf("%s: the Go emitter supports const only as the kind of an event", where)
 			}
+			if name := g.ident(f.Name); fields[name] {
+				return fmt.Errorf("%s: Go field name %s collides with another field or method of %s", where, name, g.names[t])
+			}
+			fields[g.ident(f.Name)] = true
 		}
 	}
-	return g, nil
+	return nil
 }
 
 // typeName applies goTypeSuffixes to a $defs name.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -125,6 +126,12 @@ func TestGoRefuses(t *testing.T) {
 			"$defs/EchoParams: Go name EchoParams collides with $defs/EchoArgs"},
 		{"tool named like a client method", "/x-fsbox/tools/0/name", "close",
 			"tool close: method name Close collides with a hand-written method of Client"},
+		{"enum value not an identifier", "/$defs/Mode", map[string]any{"type": "string", "enum": []any{"half-on"}},
+			`$defs/Mode value "half-on": "ModeHalf-on" is not an exported Go identifier`},
+		{"enum constant like a type", "/$defs/KindBroken", map[string]any{"type": "object"},
+			`$defs/ErrorKind value "broken": Go name KindBroken collides with $defs/KindBroken`},
+		{"field named like an event method", "/$defs/EchoedEvent/properties/event_kind", map[string]any{"type": "string"},
+			"$defs/EchoedEvent/properties/event_kind: Go field name EventKind collides with another field or method of EchoedEvent"},
 		{"const outside an event", "/$defs/Part/properties/tag", map[string]any{"type": "string", "const": "x"},
 			"$defs/Part/properties/tag: the Go emitter supports const only as the kind of an event"},
 	} {
@@ -155,5 +162,60 @@ func TestGoComment(t *testing.T) {
 	}
 	if !strings.HasPrefix(got, "// First line.\n// word word") || !strings.HasSuffix(got, " end") {
 		t.Errorf("goComment = %q", got)
+	}
+}
+
+// TestGoHandWrittenNames keeps goHandWritten and goClientMethods equal to what the hand-written
+// files of the SDK declare, so the collision checks guard the real names.
+func TestGoHandWrittenNames(t *testing.T) {
+	files, err := filepath.Glob("../" + goSDKDir + "/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decls, methods []string
+	for _, path := range files {
+		if strings.HasSuffix(path, "_gen.go") || strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if d.Recv == nil {
+					decls = append(decls, d.Name.Name)
+				} else if star, ok := d.Recv.List[0].Type.(*ast.StarExpr); ok && star.X.(*ast.Ident).Name == "Client" {
+					methods = append(methods, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						if spec.Name.IsExported() {
+							decls = append(decls, spec.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							if n.IsExported() {
+								decls = append(decls, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(decls)
+	sort.Strings(methods)
+	if got, want := strings.Join(decls, ","), strings.Join(goHandWritten, ","); got != want {
+		t.Errorf("hand-written declarations: %s\ngoHandWritten:               %s", got, want)
+	}
+	if got, want := strings.Join(methods, ","), strings.Join(goClientMethods, ","); got != want {
+		t.Errorf("hand-written Client methods: %s\ngoClientMethods:             %s", got, want)
 	}
 }
