@@ -97,9 +97,10 @@ type Tool struct {
 type Method struct {
 	Name, Direction, Description string // Direction is "client_to_server" or "server_to_client"
 	Notification                 bool
-	Params, Result               *Type // nil when the manifest says null (or for the special cases below)
-	ResultIsTool                 bool  // the result is the called tool's result type ("result": "tool")
-	ParamsIsEvent                bool  // the params are one of the events ("params": {"oneOf": [...]})
+	Params, Result               *Type   // nil when the manifest says null (or for the special cases below)
+	ResultIsTool                 bool    // the result is the called tool's result type ("result": "tool")
+	ParamsIsEvent                bool    // the params are one of the events ("params": {"oneOf": [...]})
+	ParamsOneOf                  []*Type // with ParamsIsEvent: the event types the oneOf lists, in order
 }
 
 // Event is one entry of x-fsbox.events: a kind and the object type carrying it.
@@ -701,6 +702,7 @@ func (p *parseState) methodParams(o *object, m *Model, me *Method) error {
 		if !isEventType(m, t) {
 			return fmt.Errorf("%s: %s is not an event type of x-fsbox.events; a oneOf may only list events", alt.at("$ref"), t.Name)
 		}
+		me.ParamsOneOf = append(me.ParamsOneOf, t)
 	}
 	me.ParamsIsEvent = true
 	return nil

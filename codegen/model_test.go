@@ -55,7 +55,8 @@ func TestParseRealSchema(t *testing.T) {
 			call = me
 		}
 	}
-	if event == nil || !event.ParamsIsEvent || !event.Notification || event.Direction != "server_to_client" {
+	if event == nil || !event.ParamsIsEvent || len(event.ParamsOneOf) != 9 || event.ParamsOneOf[0].Name != "FileReadEvent" ||
+		!event.Notification || event.Direction != "server_to_client" {
 		t.Errorf("event method = %+v", event)
 	}
 	if call == nil || !call.ResultIsTool || call.Params.Name != "ToolsCallParams" {
