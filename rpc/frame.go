@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"unicode/utf8"
 )
@@ -242,9 +241,6 @@ func validID(raw json.RawMessage) bool {
 	}
 	return false
 }
-
-// errStreamClosed is what ReadObject returns to the library once the connection is closed.
-var errStreamClosed = errors.New("rpc: stream closed")
 
 // appendUnescapedHTML appends src, a JSON text written by encoding/json, with the \u003c, \u003e
 // and \u0026 escapes that encoding/json.Marshal always applies turned back into <, > and &.

@@ -210,3 +210,15 @@ func jsonInt(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestOptions_Defaults pins the zero Options: the 16 MiB line limit and no concurrency bound.
+func TestOptions_Defaults(t *testing.T) {
+	c := newConn(context.Background(), strings.NewReader(""), io.Discard, HandlerFunc(testHandler), Options{})
+	defer c.Close()
+	if c.s.lines.max != DefaultMaxMessageBytes || DefaultMaxMessageBytes != 16<<20 {
+		t.Errorf("line limit = %d; want 16 MiB", c.s.lines.max)
+	}
+	if c.slots != nil || c.inline("initialize") {
+		t.Error("zero Options bound concurrency or inline a method")
+	}
+}
