@@ -474,6 +474,37 @@ func TestCloseIdempotent(t *testing.T) {
 	}
 }
 
+// TestCloseDuringChangeRequest: Close cancels the handler's context, so a handler waiting on it
+// lets the server finish and exit by itself; the parked call fails.
+func TestCloseDuringChangeRequest(t *testing.T) {
+	parked := make(chan struct{})
+	c, err := Start(context.Background(), Options{RootDir: t.TempDir(), OnChangeRequest: func(ctx context.Context, _ *ChangeRequest) error {
+		close(parked)
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.WriteFile(context.Background(), WriteFileParams{Path: "a.txt", Content: "x"})
+		done <- err
+	}()
+	<-parked
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	err = <-done
+	var fe *Error
+	if !errors.Is(err, ErrClosed) && !(errors.As(err, &fe) && fe.Kind == KindChangeRequestFailed) {
+		t.Errorf("parked call: %v, want ErrClosed or change_request_failed", err)
+	}
+	if state := c.cmd.ProcessState; state == nil || !state.Success() {
+		t.Errorf("server did not exit by itself: %v", state)
+	}
+}
+
 // TestCloseKillsStuckServer: a server that ignores shutdown and its closed stdin is killed, and
 // Close still returns with no child left.
 func TestCloseKillsStuckServer(t *testing.T) {

@@ -352,11 +352,13 @@ func (c *Client) fail(err error) {
 	c.pending = nil
 }
 
-// Close stops the server: it sends shutdown, closes the server's stdin, waits for it to exit and
-// kills it if it does not. Calls in flight fail with ErrClosed. Close is idempotent and safe to
+// Close stops the server: it cancels the context of OnChangeRequest, sends shutdown, closes the
+// server's stdin, waits for it to exit and kills it if it does not. Calls in flight fail with
+// ErrClosed. Close is idempotent and safe to
 // call concurrently; it returns once the process is gone.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.cancel() // a change request handler waiting on ctx gives up now
 		c.mu.Lock()
 		c.closing = true
 		alive := c.err == nil
@@ -378,7 +380,6 @@ func (c *Client) Close() error {
 		case <-time.After(exitTimeout): // a grandchild may still hold stdout open
 		}
 		c.fail(ErrClosed)
-		c.cancel()
 	})
 	return nil
 }
