@@ -474,8 +474,8 @@ func TestCloseIdempotent(t *testing.T) {
 	}
 }
 
-// TestCloseDuringChangeRequest: Close cancels the handler's context, so a handler waiting on it
-// lets the server finish and exit by itself; the parked call fails.
+// TestCloseDuringChangeRequest: Close with a handler parked on its context returns without
+// killing the server, and the parked call fails.
 func TestCloseDuringChangeRequest(t *testing.T) {
 	parked := make(chan struct{})
 	c, err := Start(context.Background(), Options{RootDir: t.TempDir(), OnChangeRequest: func(ctx context.Context, _ *ChangeRequest) error {
