@@ -29,8 +29,9 @@
 //     starting with "jsonrpc":"2.0". <, > and & are not escaped. Every write, whether a reply,
 //     a notification, a call or an error the read loop answers itself, is one Write under one mutex.
 //  4. "jsonrpc" may be missing on input (some clients omit it); if present it must be "2.0".
-//     Member names are case-sensitive, and a member that occurs twice is refused rather than
-//     guessed at, since parsers disagree on which one wins.
+//     Member names are case-sensitive. A "jsonrpc", "id", "method", "params", "result" or
+//     "error" member that occurs twice is refused rather than guessed at, since parsers disagree
+//     on which one wins; other members are ignored.
 //
 // # Replies to bad input
 //
