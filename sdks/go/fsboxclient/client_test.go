@@ -1,3 +1,7 @@
+//go:build unix
+
+// The tests use shell scripts as stand-in servers and signal 0 to check that no child is left.
+
 package fsboxclient
 
 import (
@@ -8,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -508,9 +511,6 @@ func TestCloseDuringChangeRequest(t *testing.T) {
 // TestCloseKillsStuckServer: a server that ignores shutdown and its closed stdin is killed, and
 // Close still returns with no child left.
 func TestCloseKillsStuckServer(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("uses a shell script as the server")
-	}
 	defer func(s, e time.Duration) { shutdownTimeout, exitTimeout = s, e }(shutdownTimeout, exitTimeout)
 	shutdownTimeout, exitTimeout = 100*time.Millisecond, 100*time.Millisecond
 	stuck := filepath.Join(t.TempDir(), "fsbox")
@@ -575,9 +575,6 @@ func TestBinaryNotFound(t *testing.T) {
 
 // TestStartReportsServerStderr: a server that dies at once is reported with its stderr.
 func TestStartReportsServerStderr(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("uses a shell script as the server")
-	}
 	fake := filepath.Join(t.TempDir(), "fsbox")
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'fsbox: error: no such flag' >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
