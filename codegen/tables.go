@@ -23,11 +23,11 @@ var goEnumPrefixes = map[string]string{
 
 // goHandWritten are the exported package-level names the hand-written files of package
 // fsboxclient declare; a generated name that collides with one is refused with a clear error
-// instead of a compile error in the SDK.
+// instead of a compile error in the SDK. TestGoHandWrittenNames keeps the list in step.
 var goHandWritten = []string{
 	"ChangeRequest", "Client", "ErrClosed", "ErrServerExited", "Error", "Options", "RefusedError", "Start",
 }
 
 // goClientMethods are the hand-written methods of fsboxclient.Client; a tool whose method name
-// collides with one is refused.
+// collides with one is refused (also checked by TestGoHandWrittenNames).
 var goClientMethods = []string{"Call", "Close", "ListTools", "Schema", "Session", "Tools"}
