@@ -116,7 +116,8 @@ func checkGenerated(root string, files []codegen.File, stdout io.Writer) int {
 		}
 		stale++
 		if err != nil {
-			fmt.Fprintf(stdout, "missing: %s\n", f.Path)
+			fmt.Fprint(stdout, newFileDiff(f))
+			continue
 		}
 		before, after := string(old), string(f.Data)
 		edits := myers.ComputeEdits(span.URIFromPath(f.Path), before, after)
@@ -126,4 +127,22 @@ func checkGenerated(root string, files []codegen.File, stdout io.Writer) int {
 		return errorf("gen: %d generated file(s) are stale; run: go run ./cmd/fsbox gen", stale)
 	}
 	return 0
+}
+
+// newFileDiff is the diff that creates f. gotextdiff gets the hunk header of an empty side wrong
+// (-1 instead of -0,0), so it is written here.
+func newFileDiff(f codegen.File) string {
+	lines := strings.SplitAfter(string(f.Data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", f.Path, len(lines))
+	for _, l := range lines {
+		b.WriteString("+" + l)
+	}
+	if !strings.HasSuffix(string(f.Data), "\n") {
+		b.WriteString("\n\\ No newline at end of file\n")
+	}
+	return b.String()
 }
