@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/debug"
 )
 
 // Options configures Start. Every field is optional.
@@ -116,7 +117,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	}
 	params := InitializeParams{
 		ProtocolVersion: ProtocolVersion,
-		ClientInfo:      &Implementation{Name: "fsboxclient-go", Version: ProtocolVersion},
+		ClientInfo:      &Implementation{Name: "fsboxclient-go", Version: moduleVersion()},
 		Capabilities: &ClientCapabilities{
 			Events:         new(opts.OnEvent != nil),
 			ChangeRequests: new(opts.OnChangeRequest != nil),
@@ -139,6 +140,24 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	}
 	c.session = &session
 	return c, nil
+}
+
+// moduleVersion is the version of the fsbox module this package was built from, for client_info.
+func moduleVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	const module = "github.com/fsbox/fsbox"
+	if info.Main.Path == module {
+		return info.Main.Version
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == module {
+			return dep.Version
+		}
+	}
+	return "unknown"
 }
 
 // findBinary picks the fsbox executable: the explicit one, then $FSBOX_BIN, then fsbox on $PATH.
