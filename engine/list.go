@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolListDirectory, tool((*Engine).listDirectory))
+}
+
+// listDirectory lists one directory: sorted "dir/" and "file  (N bytes)" lines, "(empty
+// directory)" when nothing is visible, capped at max_list_results (walk rules 1–7 in walk.go).
+func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.ListDirectoryResult, error) {
+	r, dir, err := e.openWalkRoot(c, a.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.close()
+	raw, rerr := dir.readNames()
+	if rerr != nil {
+		return nil, osError(c.tool, r.rel, r.spelling, rerr)
+	}
+	res := &schema.ListDirectoryResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
+	filter := e.newWalkFilter()
+	var b strings.Builder
+	for _, de := range raw {
+		ent, ok := filter.entry(dir, de, true)
+		if !ok {
+			continue
+		}
+		if len(res.Entries) == e.maxListResults {
+			res.Truncated = true
+			break
+		}
+		if len(res.Entries) > 0 {
+			b.WriteByte('\n')
+		}
+		e.entryLine(&b, &ent)
+		res.Entries = append(res.Entries, e.dirEntryOf(&ent, 0))
+	}
+	endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+	res.Text = b.String()
+	if err := c.ctx.Err(); err != nil {
+		return nil, cancelled(c.tool, err)
+	}
+	c.emit(&schema.DirectoryListedEvent{
+		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),
+		EntryCount: len(res.Entries),
+	})
+	return res, nil
+}

@@ -1,0 +1,405 @@
+package engine
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolSearchFiles, tool((*Engine).searchFiles))
+}
+
+// searchWindow bounds the files between the walk and the ordered merge: the walk stops when this
+// many files are queued or scanned but not yet merged, so a slow file holds back memory, not
+// correctness.
+const searchWindow = 256
+
+// maxSkippedNamed is how many skipped files the skipped-files notice names.
+const maxSkippedNamed = 10
+
+// searchFiles matches a regular expression (RE2) against every line of every visible regular
+// file below path (or of path itself when it is a file), walk rules 1–7 in walk.go:
+//
+//   - include_glob, fnmatch-style ("*" crosses "/"), must match the file's root-relative path;
+//   - binary files (a NUL byte in the first 8192 bytes) are skipped silently; files over
+//     maxSearchFileBytes and files that cannot be opened are skipped and named in a notice;
+//   - lines split on \n (a \r before it belongs to the terminator); invalid UTF-8 is shown with
+//     U+FFFD;
+//   - matches come in path order, then line order, and stop at max_search_results.
+//
+// Files are scanned by a bounded set of workers while one goroutine walks the tree in order;
+// results are merged back in walk order, and the walk stops as soon as the cap is exceeded.
+func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.SearchFilesResult, error) {
+	m, err := newLineMatcher(a.Pattern)
+	if err != nil {
+		return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(), limit: e.maxSearchResults}
+	if a.IncludeGlob != "" {
+		g, gerr := newFnPattern(a.IncludeGlob, false)
+		if gerr != nil {
+			return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid include_glob %s: %v", pyRepr(a.IncludeGlob), gerr)
+		}
+		s.include = &g
+	}
+	r, dir, werr := e.openWalkRoot(c, a.Path, true)
+	if werr != nil {
+		return nil, werr
+	}
+	if dir == nil {
+		if err := s.searchOne(r); err != nil {
+			return nil, err
+		}
+	} else {
+		s.run(dir)
+		if err := c.ctx.Err(); err != nil {
+			return nil, cancelled(c.tool, err)
+		}
+	}
+	res := s.result()
+	c.emit(&schema.FilesSearchedEvent{
+		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
+		Pattern:    a.Pattern,
+		Search:     "grep",
+		MatchCount: len(res.Matches),
+		Truncated:  res.Truncated,
+	})
+	return res, nil
+}
+
+// searcher is the state of one search_files call.
+type searcher struct {
+	e       *Engine
+	c       *call
+	m       *lineMatcher
+	include *fnPattern // nil: every file
+	filter  *walkFilter
+	limit   int
+
+	// Owned by the merge (the calling goroutine).
+	matches   []schema.SearchMatch
+	truncated bool
+	skipped   []string // display paths of files skipped as too large or unreadable
+}
+
+// searchJob is one file to scan, numbered in walk order.
+type searchJob struct {
+	seq  int
+	lex  string     // root-relative spelling, for display and include_glob
+	dir  *sharedDir // the file's directory, for a real entry
+	name string     // its name in dir
+	link *resolved  // for a symlink: its resolution, opened from the root instead
+}
+
+// searchOut is what scanning one file gave.
+type searchOut struct {
+	seq     int
+	lex     string
+	lines   []int
+	texts   []string
+	skipped bool // too large or unreadable
+}
+
+// sharedDir is a walk directory shared by the walk and the jobs of its files; the last user
+// closes it.
+type sharedDir struct {
+	*walkDir
+	refs atomic.Int32
+}
+
+func (d *sharedDir) release() {
+	if d.refs.Add(-1) == 0 {
+		d.close()
+	}
+}
+
+// workers is how many files are scanned at once: one per core, at least two (reads block), at
+// most eight (the merge and the walk are single goroutines).
+func searchWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
+
+// run walks dir and scans its files in parallel, merging in walk order until the cap is exceeded.
+func (s *searcher) run(root *walkDir) {
+	ctx, stop := context.WithCancel(s.c.ctx)
+	defer stop()
+	jobs := make(chan *searchJob, searchWindow)
+	outs := make(chan *searchOut, searchWindow)
+	window := make(chan struct{}, searchWindow)
+	var wg sync.WaitGroup
+	for range searchWorkers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var st scanState
+			for j := range jobs {
+				outs <- s.scanJob(ctx, &st, j)
+			}
+		}()
+	}
+	go func() {
+		w := &searchWalk{s: s, ctx: ctx, jobs: jobs, window: window}
+		sd := &sharedDir{walkDir: root}
+		sd.refs.Store(1)
+		w.walk(sd)
+		sd.release()
+		close(jobs)
+		wg.Wait()
+		close(outs)
+	}()
+	pending := map[int]*searchOut{}
+	next := 0
+	for o := range outs {
+		pending[o.seq] = o
+		for p := pending[next]; p != nil; p = pending[next] {
+			delete(pending, next)
+			next++
+			<-window
+			if !s.truncated && ctx.Err() == nil {
+				s.add(p)
+				if s.truncated {
+					stop()
+				}
+			}
+		}
+	}
+}
+
+// searchWalk is the walking goroutine of a search.
+type searchWalk struct {
+	s      *searcher
+	ctx    context.Context
+	jobs   chan<- *searchJob
+	window chan struct{}
+	seq    int
+}
+
+// walk queues the visible files below d in order; it returns false once the search stopped.
+func (w *searchWalk) walk(d *sharedDir) bool {
+	raw, err := d.readNames()
+	if err != nil && len(raw) == 0 {
+		return w.ctx.Err() == nil // an unreadable directory is skipped, like rg does
+	}
+	for _, de := range raw {
+		if w.ctx.Err() != nil {
+			return false
+		}
+		t := de.Type()
+		if t&^(fs.ModeDir|fs.ModeSymlink) != 0 {
+			continue // FIFO, socket, device: never opened
+		}
+		ent, ok := w.s.filter.entry(d.walkDir, de, false)
+		if !ok {
+			continue
+		}
+		if ent.dir {
+			if !w.s.filter.descend(&ent) {
+				continue
+			}
+			sub, err := d.child(&ent)
+			if err != nil {
+				continue
+			}
+			sd := &sharedDir{walkDir: sub}
+			sd.refs.Store(1)
+			more := w.walk(sd)
+			sd.release()
+			if !more {
+				return false
+			}
+			continue
+		}
+		if !ent.mode.IsRegular() || w.s.include != nil && !w.s.include.match(ent.lex) {
+			continue
+		}
+		j := &searchJob{seq: w.seq, lex: ent.lex}
+		if ent.link {
+			j.link = &resolved{spelling: ent.lex, lexical: ent.lex, rel: ent.rel, exists: true, info: ent.info}
+		} else {
+			j.dir, j.name = d, ent.name
+			d.refs.Add(1)
+		}
+		select {
+		case w.window <- struct{}{}:
+		case <-w.ctx.Done():
+			if j.dir != nil {
+				d.release()
+			}
+			return false
+		}
+		w.seq++
+		w.jobs <- j
+	}
+	return true
+}
+
+// scanJob opens and scans one file. A stopped search scans nothing but still answers, so the
+// merge sees every number.
+func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *searchOut {
+	o := &searchOut{seq: j.seq, lex: j.lex}
+	if j.dir != nil {
+		defer j.dir.release()
+	}
+	if ctx.Err() != nil {
+		return o
+	}
+	f, size, ok := s.open(j)
+	if !ok {
+		o.skipped = true
+		return o
+	}
+	defer f.Close()
+	if size > maxSearchFileBytes {
+		o.skipped = true
+		return o
+	}
+	_, err := s.m.scan(st, f, size, func(line int, text []byte) bool {
+		o.lines = append(o.lines, line)
+		o.texts = append(o.texts, decodeLenient(text))
+		return len(o.lines) <= s.limit && ctx.Err() == nil
+	})
+	if err != nil {
+		o.skipped = true
+		o.lines, o.texts = nil, nil
+	}
+	if len(st.buf) > 16*searchChunk {
+		st.buf = nil // one long line grew it; do not keep megabytes per worker
+	}
+	return o
+}
+
+// open opens a job's file without blocking and checks on the descriptor that it is a regular
+// file. When patterns filter reads, a real entry is also checked to be the file the walk saw, so
+// a swap for a symlink cannot show a denied file under an allowed name; without such patterns
+// every file the directory handle can reach is readable anyway.
+func (s *searcher) open(j *searchJob) (*os.File, int64, bool) {
+	if j.link != nil {
+		f, fi, err := s.e.openRegular(s.c.tool, j.link)
+		if err != nil {
+			return nil, 0, false
+		}
+		return f, fi.Size(), true
+	}
+	var before fs.FileInfo
+	if s.filter.filters {
+		fi, err := j.dir.root.Lstat(j.name)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, 0, false
+		}
+		before = fi
+	}
+	f, err := j.dir.root.OpenFile(j.name, openFlagsRead, 0)
+	if err != nil {
+		return nil, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || before != nil && !os.SameFile(fi, before) {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
+}
+
+// searchOne searches the single file r (the search path named a file).
+func (s *searcher) searchOne(r *resolved) *Error {
+	if !r.info.Mode().IsRegular() {
+		return nil // a FIFO or device is never opened: no matches
+	}
+	if err := s.e.checkRead(s.c.tool, r); err != nil {
+		return err
+	}
+	lex := r.lexical
+	if lex == "" {
+		lex = r.rel
+	}
+	if s.include != nil && !s.include.match(lex) {
+		return nil
+	}
+	f, fi, err := s.e.openRegular(s.c.tool, r)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	o := &searchOut{lex: lex}
+	if fi.Size() > maxSearchFileBytes {
+		o.skipped = true
+	} else {
+		var st scanState
+		_, serr := s.m.scan(&st, f, fi.Size(), func(line int, text []byte) bool {
+			o.lines = append(o.lines, line)
+			o.texts = append(o.texts, decodeLenient(text))
+			return len(o.lines) <= s.limit && s.c.ctx.Err() == nil
+		})
+		if serr != nil {
+			return osError(s.c.tool, r.rel, r.spelling, serr)
+		}
+	}
+	s.add(o)
+	if err := s.c.ctx.Err(); err != nil {
+		return cancelled(s.c.tool, err)
+	}
+	return nil
+}
+
+// add merges one file's results, in order.
+func (s *searcher) add(o *searchOut) {
+	if o.skipped {
+		s.skipped = append(s.skipped, s.e.display(o.lex))
+		return
+	}
+	path := s.e.display(o.lex)
+	for i, line := range o.lines {
+		if len(s.matches) == s.limit {
+			s.truncated = true
+			return
+		}
+		s.matches = append(s.matches, schema.SearchMatch{Path: path, Line: line, Text: o.texts[i]})
+	}
+}
+
+// result renders the merged matches.
+func (s *searcher) result() *schema.SearchFilesResult {
+	res := &schema.SearchFilesResult{Matches: s.matches, Truncated: s.truncated}
+	if res.Matches == nil {
+		res.Matches = []schema.SearchMatch{}
+	}
+	var b strings.Builder
+	for i, m := range res.Matches {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(m.Path)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(m.Line))
+		b.WriteByte(':')
+		b.WriteString(m.Text)
+	}
+	if len(res.Matches) == 0 && !res.Truncated {
+		b.WriteString("No matches found.")
+	}
+	if res.Truncated {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(truncatedLine(s.limit, "matches"))
+	}
+	if len(s.skipped) > 0 {
+		b.WriteString("\n[")
+		b.WriteString(strconv.Itoa(len(s.skipped)))
+		b.WriteString(" files skipped (too large or unreadable): ")
+		named := s.skipped[:min(len(s.skipped), maxSkippedNamed)]
+		b.WriteString(strings.Join(named, ", "))
+		if len(s.skipped) > maxSkippedNamed {
+			b.WriteString(", ...")
+		}
+		b.WriteString("]")
+	}
+	res.Text = b.String()
+	return res
+}

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits of the content scan. A search reads each file in chunks; a buffer grows only to hold one
+// line longer than a chunk, and never past maxSearchFileBytes, because bigger files are skipped.
+const (
+	// maxSearchFileBytes: larger files are skipped and named in the skipped-files notice (the
+	// seed's workspace-era walker skips at the same 10 MiB).
+	maxSearchFileBytes = 10 << 20
+	// searchChunk is the read size and the starting buffer size of each search worker.
+	searchChunk = 64 << 10
+)
+
+// lineMatcher matches a search pattern against lines (split on \n; a \r before the \n is part of
+// the terminator, so "$" works on CRLF files). When the pattern has a literal every match must
+// contain, lines are found by searching the buffer for that literal (bytes.Index, vectorised)
+// and only those lines are given to the regexp.
+type lineMatcher struct {
+	re  *regexp.Regexp
+	lit []byte // required literal, nil when there is none worth using
+}
+
+// newLineMatcher compiles pattern (RE2 syntax, as regexp.Compile).
+func newLineMatcher(pattern string) (*lineMatcher, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	m := &lineMatcher{re: re}
+	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		if lit := requiredLiteral(tree.Simplify()); lit != "" {
+			m.lit = []byte(lit)
+		}
+	}
+	return m, nil
+}
+
+// requiredLiteral returns the longest literal string that every match of re contains, or "".
+// Case-folded literals count only when none of their characters has another case.
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == utf8.RuneError {
+				return "" // the regexp matches invalid bytes as U+FFFD; bytes.Index would not
+			}
+			if re.Flags&syntax.FoldCase != 0 && unicode.SimpleFold(r) != r {
+				return ""
+			}
+		}
+		return string(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if l := requiredLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+// scanState is one worker's reusable buffer.
+type scanState struct {
+	buf []byte
+}
+
+// scan reads size bytes of r (the size fstat reported; a file that grows meanwhile is read as it
+// was) and calls emit with the 1-based number and the text (terminator removed) of each matching
+// line, until emit returns false. It reports binary files (a NUL byte in the first
+// binarySniffBytes) without scanning them.
+func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(line int, text []byte) bool) (binary bool, err error) {
+	if st.buf == nil {
+		st.buf = make([]byte, searchChunk)
+	}
+	buf := st.buf
+	n := 0           // bytes held in buf
+	var read int64   // bytes read from r
+	lines := 0       // newlines before buf[0]
+	sniffed := false // binary check done (the first fill holds at least binarySniffBytes or all)
+	for {
+		eof := read >= size
+		for !eof && n < len(buf) {
+			want := min(int64(len(buf)-n), size-read)
+			k, rerr := r.Read(buf[n : n+int(want)])
+			n += k
+			read += int64(k)
+			switch {
+			case rerr == io.EOF || read >= size:
+				eof = true
+			case rerr != nil:
+				return false, rerr
+			}
+		}
+		if !sniffed {
+			sniffed = true
+			if hasNUL(buf[:min(n, binarySniffBytes)]) {
+				return true, nil
+			}
+		}
+		end := n
+		if !eof {
+			end = bytes.LastIndexByte(buf[:n], '\n') + 1
+			if end == 0 {
+				// One line longer than the buffer: grow it (bounded by the file-size cap).
+				bigger := make([]byte, 2*len(buf))
+				copy(bigger, buf[:n])
+				buf = bigger
+				st.buf = buf
+				continue
+			}
+		}
+		if !m.scanLines(buf[:end], &lines, emit) {
+			return false, nil
+		}
+		if eof {
+			return false, nil
+		}
+		n = copy(buf, buf[end:n])
+	}
+}
+
+// scanLines matches the whole lines in region (each ends in \n except, at the end of the file,
+// the last); lines counts the newlines seen so far and is advanced past region.
+func (m *lineMatcher) scanLines(region []byte, lines *int, emit func(int, []byte) bool) bool {
+	off := 0
+	for off < len(region) {
+		start := off
+		if m.lit != nil {
+			i := bytes.Index(region[off:], m.lit)
+			if i < 0 {
+				*lines += bytes.Count(region[off:], newline)
+				return true
+			}
+			start = off + bytes.LastIndexByte(region[off:off+i], '\n') + 1
+			*lines += bytes.Count(region[off:start], newline)
+		}
+		end, next := len(region), len(region)
+		if j := bytes.IndexByte(region[start:], '\n'); j >= 0 {
+			end, next = start+j, start+j+1
+		}
+		line := region[start:end]
+		if k := len(line) - 1; k >= 0 && line[k] == '\r' {
+			line = line[:k]
+		}
+		if m.re.Match(line) && !emit(*lines+1, line) {
+			return false
+		}
+		if next > end {
+			*lines++
+		}
+		off = next
+	}
+	return true
+}
+
+var newline = []byte{'\n'}

@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+// The walkers (list_directory, directory_tree, search_files, find_files) share these rules; tests
+// cite the numbers.
+//
+//  1. The walk root is resolved like any model path and gated by containment, denied patterns and
+//     permission rules only (checkWalkRoot), not by allowed patterns: "." never matches "*.py".
+//  2. Entries whose name starts with "." are skipped, below the walk root only: listing ".github"
+//     by name shows its entries, listing "." does not show ".github".
+//  3. Every entry is resolved through its symlinks and shown only if read_file could read it
+//     (canRead on the resolved path and on the walk's spelling). A link that dangles, loops or
+//     leads out of the root is dropped silently.
+//  4. A symlinked directory is shown (as a directory) but never descended, so a walk cannot leave
+//     the root, loop, or show one file under two names; a real directory is descended unless a
+//     denied pattern matches it (every entry below it would be denied anyway).
+//  5. Siblings are visited in byte order of their names (code-point order for UTF-8), depth
+//     first, which is the order of paths compared component by component.
+//  6. Paths shown are the walk's spelling (the root as the model named it, joined with entry
+//     names), relative to cwd; patterns and events use root-relative paths.
+//  7. A cap is applied after filtering; the "[... truncated at N ...]" line appears only when an
+//     entry was really dropped.
+
+// walkDir is one directory being walked: its resolved and spelled root-relative paths and a
+// handle confined to it, so each entry is opened with one openat instead of a walk from the root.
+type walkDir struct {
+	rel  string   // resolved root-relative path, no symlinks at the time it was opened
+	lex  string   // the walk's spelling of it, root-relative
+	root *os.Root // confined to this directory
+}
+
+// walkEntry is one visible entry of a directory, resolved through its symlinks (rule 3).
+type walkEntry struct {
+	name string
+	lex  string      // root-relative spelling: parent's spelling + "/" + name
+	rel  string      // root-relative resolved path
+	link bool        // the entry itself is a symlink
+	dir  bool        // the entry (or its target) is a directory
+	mode fs.FileMode // type bits of the entry or its target
+	info fs.FileInfo // Lstat of the entry or of its target; nil when the walker did not ask
+}
+
+// openWalkRoot resolves spelling (default ".") as a walk root and opens it (rule 1). It returns
+// the resolution too, for events and messages. A missing path is not_found, a file is
+// not_a_directory unless allowFile is set, in which case dir is nil and the caller handles the
+// single file.
+func (e *Engine) openWalkRoot(c *call, spelling string, allowFile bool) (*resolved, *walkDir, *Error) {
+	if spelling == "" {
+		spelling = "."
+	}
+	r, err := e.resolve(c.tool, spelling)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.checkWalkRoot(c.tool, r); err != nil {
+		return nil, nil, err
+	}
+	if !r.exists {
+		return nil, nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", spelling)
+	}
+	if !r.info.IsDir() {
+		if allowFile {
+			return r, nil, nil
+		}
+		return nil, nil, errorf(c.tool, r.rel, kindNotADirectory, "Not a directory: %s", spelling)
+	}
+	// The handle is checked to be the directory resolve saw, so a swap in between cannot redirect
+	// the walk (os.Root already keeps it inside the root).
+	sub, oerr := e.root.OpenRoot(r.rel)
+	if oerr != nil {
+		return nil, nil, e.openError(c.tool, r, oerr)
+	}
+	if fi, serr := sub.Stat("."); serr != nil || !sameFile(fi, r.info) {
+		sub.Close()
+		return nil, nil, errChanged(c.tool, r)
+	}
+	lex := r.lexical
+	if lex == "" {
+		lex = r.rel
+	}
+	return r, &walkDir{rel: r.rel, lex: lex, root: sub}, nil
+}
+
+// close releases the directory handle.
+func (d *walkDir) close() { d.root.Close() }
+
+// child opens the real subdirectory ent of d (never a symlink: rule 4).
+func (d *walkDir) child(ent *walkEntry) (*walkDir, error) {
+	sub, err := d.root.OpenRoot(ent.name)
+	if err != nil {
+		return nil, err
+	}
+	return &walkDir{rel: ent.rel, lex: ent.lex, root: sub}, nil
+}
+
+// readNames returns the raw entries of d sorted by name (rule 5), without "." and "..".
+func (d *walkDir) readNames() ([]fs.DirEntry, error) {
+	f, err := d.root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
+}
+
+// walkFilter holds what a walk needs from the access policy, computed once per call.
+type walkFilter struct {
+	e *Engine
+	// filters is false when no denied or allowed pattern and no read rule exists, so every
+	// resolved entry is readable and canRead can be skipped.
+	filters bool
+	denies  bool // some denied pattern exists (rule 4's pruning)
+}
+
+func (e *Engine) newWalkFilter() *walkFilter {
+	p := e.policy
+	f := &walkFilter{e: e, denies: len(p.denied) > 0}
+	f.filters = f.denies || len(p.allowed) > 0
+	for i := range p.rules {
+		if p.rules[i].read {
+			f.filters = true
+		}
+	}
+	return f
+}
+
+// entry resolves one raw entry of d and reports whether it may be shown (rules 2 and 3). With
+// needInfo the entry's (or target's) FileInfo is filled in, for sizes.
+func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
+	name := de.Name()
+	if strings.HasPrefix(name, ".") {
+		return walkEntry{}, false
+	}
+	ent := walkEntry{name: name, lex: joinChild(d.lex, name), rel: joinChild(d.rel, name), mode: de.Type()}
+	var r *resolved
+	if ent.mode&fs.ModeSymlink != 0 {
+		ent.link = true
+		res, err := f.e.resolveRel("", ent.rel)
+		if err != nil || !res.exists {
+			return walkEntry{}, false
+		}
+		res.spelling, res.lexical = ent.lex, ent.lex
+		r = res
+		ent.rel, ent.info, ent.mode = res.rel, res.info, res.info.Mode().Type()
+	} else {
+		if needInfo {
+			fi, err := d.root.Lstat(name)
+			if err != nil {
+				return walkEntry{}, false // deleted meanwhile
+			}
+			ent.info, ent.mode = fi, fi.Mode().Type()
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return walkEntry{}, false // swapped for a link meanwhile; not shown this time
+			}
+		}
+		if f.filters {
+			r = &resolved{spelling: ent.lex, lexical: ent.lex, rel: ent.rel, exists: true, info: ent.info}
+		}
+	}
+	ent.dir = ent.mode.IsDir()
+	if f.filters && !f.e.canRead(r) {
+		return walkEntry{}, false
+	}
+	return ent, true
+}
+
+// descend reports whether the walk may enter ent (rule 4): a real directory not matched by a
+// denied pattern. Entries below a denied directory are denied through their ancestors, so
+// skipping it changes nothing but the work.
+func (f *walkFilter) descend(ent *walkEntry) bool {
+	if !ent.dir || ent.link {
+		return false
+	}
+	return !f.denies || !f.e.walkDenied(ent.rel, ent.lex)
+}
+
+// walkDenied reports whether a denied pattern matches a directory's resolved path or spelling.
+func (e *Engine) walkDenied(rel, lex string) bool {
+	names := []string{rel}
+	if lex != rel {
+		names = append(names, lex)
+	}
+	_, denied := e.policy.denied.first(names)
+	return denied
+}
+
+// joinChild joins a root-relative directory and a name.
+func joinChild(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// entryLine formats an entry the way list_directory and directory_tree show it: "dir/" or
+// "file  (N bytes)", the path relative to cwd (rule 6).
+func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {
+	b.WriteString(e.display(ent.lex))
+	if ent.dir {
+		b.WriteByte('/')
+		return
+	}
+	b.WriteString("  (")
+	b.WriteString(strconv.FormatInt(ent.info.Size(), 10))
+	b.WriteString(" bytes)")
+}
+
+// dirEntryOf is the typed form of an entry line.
+func (e *Engine) dirEntryOf(ent *walkEntry, depth int) schema.DirEntry {
+	de := schema.DirEntry{Path: e.display(ent.lex), Type: "file", Depth: depth}
+	if ent.dir {
+		de.Type = "directory"
+		de.Path += "/"
+	} else {
+		size := ent.info.Size()
+		de.Size = &size
+	}
+	return de
+}
+
+// endListing closes a walker's text (rule 7): the truncation marker when an entry was dropped at
+// limit, the empty text when nothing was shown.
+func endListing(b *strings.Builder, truncated bool, shown, limit int, what, empty string) {
+	switch {
+	case truncated:
+		b.WriteByte('\n')
+		b.WriteString(truncatedLine(limit, what))
+	case shown == 0:
+		b.WriteString(empty)
+	}
+}
+
+// truncatedLine is the marker a capped walker ends with (rule 7).
+func truncatedLine(n int, what string) string {
+	return "[... truncated at " + strconv.Itoa(n) + " " + what + "]"
+}
