@@ -5,6 +5,21 @@
 // JSON Schema subset fsbox emits and refuses everything else by JSON pointer: a schema change the
 // emitters do not understand fails generation instead of silently producing wrong code. Emitters,
 // one per language, register themselves with Register; Generate runs one of them.
+//
+// The accepted subset, everything else being an error:
+//
+//   - the root: $schema (draft 2020-12 only), $id, title, description, $defs and x-fsbox;
+//   - a $defs entry: an object (type, description, properties, required, additionalProperties:
+//     false) or a named string enum (type, description, enum);
+//   - a property, array element or map value: $ref to #/$defs/<Name> (plus a description on a
+//     property); string with optional enum; const string (a required property); integer or
+//     number with optional minimum; boolean; array with items and optional minItems; object
+//     without properties, optionally with additionalProperties true or a schema (a map); or no
+//     type at all (any value);
+//   - x-fsbox: protocol_version, tools, reserved_tools, methods (params null, a reference or a
+//     oneOf of event references; result null, a reference or "tool"), events (each type's kind
+//     const must equal the event's kind), error_kinds (equal to the ErrorKind enum when there is
+//     one) and error_codes.
 package codegen
 
 import (
