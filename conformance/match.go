@@ -21,8 +21,9 @@ type matcher struct {
 // match compares got against want and returns one line per mismatch (empty: it matches).
 //
 // Objects match as subsets: every key of want must match, extra keys in got are fine. Arrays match
-// element by element and must have the same length. An object whose keys all start with "$" is a
-// matcher (see matcherKeys); several matcher keys in one object must all hold.
+// element by element and must have the same length. An object whose keys are all matcher names
+// (see matcherKeys) is a matcher; several matcher keys in one object must all hold. Other keys
+// starting with "$" ("$schema", "$defs") are plain keys.
 func (m *matcher) match(want, got any, at string) []string {
 	switch w := want.(type) {
 	case map[string]any:
@@ -95,7 +96,7 @@ func isMatcher(w map[string]any) bool {
 		return false
 	}
 	for k := range w {
-		if !strings.HasPrefix(k, "$") {
+		if !matcherKeys[k] {
 			return false
 		}
 	}

@@ -351,7 +351,7 @@ func (r *runner) initialize(ctx context.Context) bool {
 			for _, b := range r.m.match(r.v.Init.Error, rpcErr, "initialize.error") {
 				r.failf("%s", b)
 			}
-			r.checkLeaks("initialize error", rpcErr, nil)
+			r.checkLeaks("initialize error", rpcErr, any(cfg))
 			return false // a session that failed to open has nothing more to run
 		}
 		if rpcErr == nil {
@@ -432,7 +432,7 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 		for _, b := range r.m.unordered(want, got, label+": responses") {
 			r.failf("%s", b)
 		}
-		r.checkLeaks(label+": responses", got, nil)
+		r.checkLeaks(label+": responses", got, rawStrings(line))
 	case st.Parallel != nil:
 		args := make([]any, len(st.Parallel))
 		for i := range st.Parallel {
@@ -667,6 +667,18 @@ func stringsIn(v any) []string {
 		}
 	}
 	walk(v)
+	return out
+}
+
+// rawStrings returns the JSON strings of a raw line (each of its lines), which the client sent.
+func rawStrings(line []byte) []any {
+	var out []any
+	for _, l := range strings.Split(string(line), "\n") {
+		var v any
+		if json.Unmarshal([]byte(l), &v) == nil {
+			out = append(out, v)
+		}
+	}
 	return out
 }
 

@@ -118,11 +118,11 @@ func (s *server) handle(line []byte) {
 	}
 }
 
-func (s *server) event(kind, path string, extra map[string]any) {
+func (s *server) event(tool, kind, path string, extra map[string]any) {
 	if !s.events {
 		return
 	}
-	ev := map[string]any{"kind": "file_system." + kind, "path": path, "root_dir": s.root}
+	ev := map[string]any{"kind": "file_system." + kind, "path": path, "root_dir": s.root, "tool": tool}
 	for k, v := range extra {
 		ev[k] = v
 	}
@@ -183,7 +183,7 @@ func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 			fmt.Fprintf(&b, "%6d\t%s", i+1, strings.TrimSuffix(lines[i], "\n")+"\n")
 			shown++
 		}
-		s.event("file_read", p, map[string]any{"content_hash": h})
+		s.event(name, "file_read", p, map[string]any{"content_hash": h})
 		return map[string]any{"text": b.String(), "path": p, "binary": false, "size": len(data), "total_lines": len(lines),
 			"offset": off, "lines_shown": shown, "hash": h}, nil
 	case "write_file":
@@ -193,7 +193,7 @@ func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 			return nil, osErr(err)
 		}
 		h := hash([]byte(content))
-		s.event("file_written", p, map[string]any{"content_hash": h})
+		s.event(name, "file_written", p, map[string]any{"content_hash": h})
 		return map[string]any{"text": fmt.Sprintf("Wrote %d chars to %s. [hash:%s]", len(content), p, h), "path": p,
 			"created": statErr != nil, "chars": len(content), "lines": strings.Count(content, "\n"), "hash": h}, nil
 	case "edit_file":
@@ -210,7 +210,7 @@ func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 			return nil, osErr(err)
 		}
 		h := hash([]byte(out))
-		s.event("file_edited", p, map[string]any{"content_hash": h, "diff": "", "truncated": true})
+		s.event(name, "file_edited", p, map[string]any{"content_hash": h, "diff": "", "truncated": true})
 		return map[string]any{"text": "Edited " + p + ". [hash:" + h + "]", "path": p, "replacements": 1, "hash": h}, nil
 	case "list_directory":
 		ents, err := os.ReadDir(full)
@@ -234,7 +234,7 @@ func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 				entries = append(entries, map[string]any{"path": rel, "type": "file", "size": size})
 			}
 		}
-		s.event("directory_listed", p, map[string]any{"entry_count": len(entries)})
+		s.event(name, "directory_listed", p, map[string]any{"entry_count": len(entries)})
 		return map[string]any{"text": strings.Join(lines, "\n"), "path": p, "entries": entries, "truncated": false}, nil
 	case "search_files":
 		re, err := regexp.Compile(str(args, "pattern", ""))
@@ -261,7 +261,7 @@ func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 		if len(lines) == 0 {
 			text = "No matches found."
 		}
-		s.event("files_searched", p, map[string]any{"pattern": str(args, "pattern", ""), "search": "grep", "match_count": len(matches), "truncated": false})
+		s.event(name, "files_searched", p, map[string]any{"pattern": str(args, "pattern", ""), "search": "grep", "match_count": len(matches), "truncated": false})
 		return map[string]any{"text": text, "matches": nonNil(matches), "truncated": false}, nil
 	case "find_files":
 		pat := str(args, "pattern", "*")
@@ -284,13 +284,13 @@ func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 		if len(paths) == 0 {
 			text = "No matches found."
 		}
-		s.event("files_searched", p, map[string]any{"pattern": pat, "search": "find", "match_count": len(paths), "truncated": false})
+		s.event(name, "files_searched", p, map[string]any{"pattern": pat, "search": "find", "match_count": len(paths), "truncated": false})
 		return map[string]any{"text": text, "paths": nonNilS(paths), "truncated": false}, nil
 	case "create_directory":
 		if err := os.MkdirAll(full, 0o755); err != nil {
 			return nil, osErr(err)
 		}
-		s.event("directory_created", p, nil)
+		s.event(name, "directory_created", p, nil)
 		return map[string]any{"text": "Created directory: " + p, "path": p, "created": true}, nil
 	case "file_info":
 		fi, err := os.Stat(full)
