@@ -283,11 +283,18 @@ class SyncConnection:
             for line in stdout:  # lines of any length: BufferedReader.readline has no limit
                 message = _parse(line)
                 if message is not None:
-                    self._dispatch(message)
+                    self._dispatch_safely(message)
         except (OSError, ValueError):
             pass  # stdout closed under us by close()
         finally:
             self._connection_lost()
+
+    def _dispatch_safely(self, message: dict[str, Any]) -> None:
+        # The reader must go on to EOF whatever a message does, or calls would wait forever.
+        try:
+            self._dispatch(message)
+        except Exception:
+            report_callback_error("handling a message from the server")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
@@ -327,7 +334,8 @@ class SyncConnection:
             try:
                 returncode: int | None = self._proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
-                returncode = None
+                returncode = None  # alive but its output is closed: of no use any more
+                self._proc.kill()
             self._stderr_thread.join(timeout=2)
             reason = _exit_message(returncode, self._tail)
         with self._lock:
@@ -474,12 +482,19 @@ class AsyncConnection:
                     start = end + 1
                     message = _parse(line)
                     if message is not None:
-                        await self._dispatch(message)
+                        await self._dispatch_safely(message)
                 parts.append(chunk[start:])
         except (OSError, ValueError):
             pass
         finally:
             await self._connection_lost()
+
+    async def _dispatch_safely(self, message: dict[str, Any]) -> None:
+        # The reader must go on to EOF whatever a message does, or calls would wait forever.
+        try:
+            await self._dispatch(message)
+        except Exception:
+            report_callback_error("handling a message from the server")
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
@@ -516,7 +531,8 @@ class AsyncConnection:
             try:
                 returncode: int | None = await asyncio.wait_for(self._proc.wait(), 2)
             except asyncio.TimeoutError:
-                returncode = None
+                returncode = None  # alive but its output is closed: of no use any more
+                self._proc.kill()
             try:
                 await asyncio.wait_for(asyncio.shield(self._stderr_task), 2)
             except asyncio.TimeoutError:
