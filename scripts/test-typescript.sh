@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds and tests the TypeScript SDK and its conformance adapter against the real fsbox binary.
+#
+#   scripts/test-typescript.sh          uses FSBOX_BIN, or builds cmd/fsbox into a temporary directory
+#
+# It installs the pinned dev dependencies (npm ci) when node_modules is missing, compiles src/,
+# test/ and the adapter with tsc, and runs the tests with node --test. Exits non-zero on failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+if [ -z "${FSBOX_BIN:-}" ]; then
+	bindir=$(mktemp -d)
+	trap 'rm -rf "$bindir"' EXIT
+	go build -o "$bindir/fsbox" ./cmd/fsbox
+	export FSBOX_BIN="$bindir/fsbox"
+fi
+
+cd "$root/sdks/typescript"
+if [ ! -d node_modules ]; then
+	npm ci --no-audit --no-fund
+fi
+rm -rf dist dist-test ../../conformance/adapters/typescript/dist
+npm run build
+npm test

@@ -1,0 +1,235 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+
+import { GeneratedClient } from "./client.gen.js";
+import { BinaryNotFoundError, RpcError } from "./errors.js";
+import { Transport } from "./transport.js";
+import type { CallOptions } from "./transport.js";
+import { PROTOCOL_VERSION } from "./types.gen.js";
+import type {
+  ChangeRequestResult,
+  Config,
+  Event,
+  FileChangeRequest,
+  Implementation,
+  InitializeResult,
+  ToolArguments,
+  ToolDescriptor,
+  ToolName,
+  ToolResults,
+  ToolsListResult,
+} from "./types.gen.js";
+
+/**
+ * ChangeRequest is a change the server asks the client to approve before it touches disk: the
+ * wire FileChangeRequest plus cancel. Returning without calling cancel approves the change.
+ */
+export type ChangeRequest = FileChangeRequest & {
+  /** cancel refuses the change; reason is shown to the model. The disk stays untouched. */
+  cancel(reason?: string): void;
+};
+
+/** The result of a tool called by a name this SDK does not know: text plus whatever else came. */
+export interface UnknownToolResult {
+  text: string;
+  [field: string]: unknown;
+}
+
+/** ClientOptions configure Client.start. */
+export interface ClientOptions {
+  /** The directory every tool is confined to; sent as config.root_dir, overriding config's. */
+  rootDir: string;
+  /** Server configuration sent in initialize; it overrides the server's flags and config file. */
+  config?: Config;
+  /**
+   * Path of the fsbox binary. Default: the FSBOX_BIN environment variable, then `fsbox` on PATH.
+   */
+  binary?: string;
+  /**
+   * Called with every event, in order, before the call that caused it resolves. Setting it turns
+   * on capabilities.events. What it throws is written to stderr and does not fail the call.
+   */
+  onEvent?: (event: Event) => void | Promise<void>;
+  /**
+   * Called before every change touches disk; refuse with request.cancel(reason). It may be async:
+   * the change waits for it. If it throws, the server aborts the call with a ToolFatalError of kind
+   * change_request_failed. Setting it turns on capabilities.change_requests.
+   */
+  onChangeRequest?: (request: ChangeRequest) => void | Promise<void>;
+  /** Who the client is, for the server's logs. */
+  clientInfo?: Implementation;
+  /** Extra arguments for `fsbox serve`. */
+  serveArgs?: string[];
+  /** How long close waits for each shutdown step before killing the server. Default 2000 ms. */
+  closeTimeoutMs?: number;
+}
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: "fsbox-typescript", version: "0.1.0" };
+
+/**
+ * Client is one fsbox server session. Start one with Client.start, call tools through the typed
+ * methods (readFile, writeFile, ...) or call, and close it when done.
+ */
+export class Client extends GeneratedClient {
+  /** The initialize result: resolved root_dir, cwd, enabled tools and schema_hash. */
+  readonly session: InitializeResult;
+  private readonly transport: Transport;
+  private readonly closeTimeoutMs: number;
+
+  private constructor(transport: Transport, session: InitializeResult, closeTimeoutMs: number) {
+    super();
+    this.transport = transport;
+    this.session = session;
+    this.closeTimeoutMs = closeTimeoutMs;
+  }
+
+  /**
+   * start spawns `fsbox serve`, initializes the session and resolves once the server accepted it.
+   * If the binary cannot be found or started, or initialize fails, it rejects and leaves no
+   * process behind.
+   */
+  static async start(options: ClientOptions): Promise<Client> {
+    const binary = locateBinary(options.binary);
+    const rootDir = resolve(options.rootDir);
+    const closeTimeoutMs = options.closeTimeoutMs ?? 2000;
+    const transport = new Transport(binary, ["serve", ...(options.serveArgs ?? [])], {
+      notification: (method, params) => {
+        if (method === "event") {
+          deliverEvent(options.onEvent, params as Event);
+        }
+      },
+      request: (method, params) => answerServerRequest(options.onChangeRequest, method, params),
+    });
+    try {
+      const session = await transport.request("initialize", {
+        protocol_version: PROTOCOL_VERSION,
+        client_info: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        config: { ...options.config, root_dir: rootDir },
+        capabilities: {
+          events: options.onEvent !== undefined,
+          change_requests: options.onChangeRequest !== undefined,
+        },
+      });
+      return new Client(transport, session, closeTimeoutMs);
+    } catch (err) {
+      await transport.close(closeTimeoutMs);
+      throw err;
+    }
+  }
+
+  /** The server's process id. */
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+
+  /** The tools the server enabled for this session, as initialize reported them. */
+  tools(): ToolDescriptor[] {
+    return this.session.tools;
+  }
+
+  /** listTools asks the server for its enabled tools again. */
+  async listTools(): Promise<ToolDescriptor[]> {
+    const result: ToolsListResult = await this.transport.request("tools/list", undefined);
+    return result.tools;
+  }
+
+  /** schema fetches the server's JSON Schema bundle. */
+  schema(): Promise<unknown> {
+    return this.transport.request("schema", undefined);
+  }
+
+  /**
+   * call calls a tool by name. Known names are typed like the generated methods; any other name is
+   * sent as is, so the server's unknown_tool error comes back as a ToolRetryError.
+   */
+  call<N extends ToolName>(name: N, args: ToolArguments[N], options?: CallOptions): Promise<ToolResults[N]>;
+  call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<UnknownToolResult>;
+  async call(name: string, args: object = {}, options?: CallOptions): Promise<unknown> {
+    return this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+  }
+
+  protected callTool<N extends ToolName>(
+    name: N,
+    args: ToolArguments[N],
+    options?: CallOptions,
+  ): Promise<ToolResults[N]> {
+    return this.call(name, args, options);
+  }
+
+  /**
+   * close shuts the server down (shutdown, then EOF on its stdin, then a kill if it lingers) and
+   * resolves once the process is gone. Pending calls reject. Calling it again is harmless.
+   */
+  close(): Promise<void> {
+    return this.transport.close(this.closeTimeoutMs);
+  }
+}
+
+function deliverEvent(onEvent: ClientOptions["onEvent"], event: Event): void {
+  if (onEvent === undefined) {
+    return;
+  }
+  const report = (err: unknown): void => {
+    process.stderr.write(`fsbox: onEvent threw: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  };
+  try {
+    const done = onEvent(event);
+    if (done instanceof Promise) {
+      done.catch(report);
+    }
+  } catch (err) {
+    report(err);
+  }
+}
+
+async function answerServerRequest(
+  onChangeRequest: ClientOptions["onChangeRequest"],
+  method: string,
+  params: unknown,
+): Promise<ChangeRequestResult> {
+  if (method !== "change_request" || onChangeRequest === undefined) {
+    throw new RpcError(-32601, `the client does not handle ${method}`);
+  }
+  let answer: ChangeRequestResult = { approve: true };
+  const request = { ...(params as FileChangeRequest) } as ChangeRequest;
+  // Not enumerable, so the request serialises as its wire form.
+  Object.defineProperty(request, "cancel", {
+    value: (reason?: string): void => {
+      answer = reason === undefined ? { approve: false } : { approve: false, reason };
+    },
+  });
+  await onChangeRequest(request);
+  return answer;
+}
+
+/**
+ * locateBinary finds fsbox: the explicit path, then FSBOX_BIN, then `fsbox` on PATH.
+ */
+export function locateBinary(explicit?: string): string {
+  if (explicit !== undefined && explicit !== "") {
+    return explicit;
+  }
+  const fromEnv = process.env["FSBOX_BIN"];
+  if (fromEnv !== undefined && fromEnv !== "") {
+    return fromEnv;
+  }
+  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
+    if (dir !== "" && isExecutable(join(dir, "fsbox"))) {
+      return join(dir, "fsbox");
+    }
+  }
+  throw new BinaryNotFoundError(
+    "cannot find the fsbox binary: pass binary, set FSBOX_BIN, or put fsbox on PATH. " +
+      "Build it from the repository with `go build -o bin/fsbox ./cmd/fsbox`, " +
+      "or install it with `go install github.com/fsbox/fsbox/cmd/fsbox@latest`.",
+  );
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

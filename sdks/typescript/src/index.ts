@@ -1,0 +1,19 @@
+/**
+ * fsbox: sandboxed file tools for agents, served by the fsbox binary over JSON-RPC on stdio.
+ *
+ * @packageDocumentation
+ */
+export { Client, locateBinary } from "./client.js";
+export type { ChangeRequest, ClientOptions, UnknownToolResult } from "./client.js";
+export {
+  BinaryNotFoundError,
+  ConnectionError,
+  FsboxError,
+  RpcError,
+  ToolCallError,
+  ToolFatalError,
+  ToolRetryError,
+} from "./errors.js";
+export type { CallOptions } from "./transport.js";
+export { ERROR_CODES, ERROR_KIND_RETRY, PROTOCOL_VERSION, SCHEMA_HASH, TOOLS } from "./types.gen.js";
+export type * from "./types.gen.js";
