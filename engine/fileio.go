@@ -62,8 +62,6 @@ func (e *Engine) wantRegular(op string, r *resolved) *Error {
 		return errorf(op, r.rel, kindNotAFile, "'%s' is a directory, not a file.", r.spelling)
 	case !r.info.Mode().IsRegular():
 		return errNotRegular(op, r)
-	case r.dirSlash:
-		return errorf(op, r.rel, kindNotADirectory, "Path %s ends in '/' but is a file, not a directory.", pyRepr(r.spelling))
 	}
 	return nil
 }

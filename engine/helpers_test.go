@@ -184,3 +184,12 @@ func wantKind(t *testing.T, what string, err *Error, kind schema.ErrorKind) {
 		t.Fatalf("%s = %s (%q); want %s", what, err.Kind, err.Msg, kind)
 	}
 }
+
+// jsonOf returns the JSON encoding of v, for comparisons.
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}

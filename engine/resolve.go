@@ -41,7 +41,8 @@ type resolved struct {
 //     more than maxSymlinkHops links is symlink_loop;
 //  5. once a component is missing the rest is applied lexically and exists is false, so a
 //     dangling in-root link resolves to its (missing) in-root target;
-//  6. a non-directory followed by further components is parent_not_directory.
+//  6. a non-directory followed by further components is parent_not_directory, and an existing
+//     non-directory spelled with a trailing "/" is not_a_directory.
 //
 // The result names no symlink at the time of the check. Later I/O goes through the os.Root, so a
 // component swapped for a symlink afterwards still cannot lead out of the root, and the openers
@@ -68,6 +69,9 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 		return nil, err
 	}
 	r.dirSlash = strings.HasSuffix(spelling, "/") || strings.HasSuffix(spelling, "/.")
+	if r.dirSlash && r.exists && !r.info.IsDir() {
+		return nil, errorf(op, r.rel, kindNotADirectory, "Path %s ends in '/' but is not a directory.", pyRepr(spelling))
+	}
 	return r, nil
 }
 
