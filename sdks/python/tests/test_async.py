@@ -165,3 +165,21 @@ def test_not_started_is_a_clear_error(root: Path) -> None:
     fs = fsbox.AsyncClient(root)
     with pytest.raises(RuntimeError, match="not started"):
         fs.tools()
+
+
+def test_coroutine_on_event_runs_before_the_call_returns(fsbox_bin: str, root: Path) -> None:
+    (root / "e.txt").write_text("e\n")
+    kinds: list[str] = []
+
+    async def on_event(event: fsbox.Event) -> None:
+        await asyncio.sleep(0)
+        kinds.append(event.kind)
+
+    async def main() -> None:
+        async with fsbox.AsyncClient(root, binary=fsbox_bin, on_event=on_event) as fs:
+            await fs.read_file(path="e.txt")
+            assert kinds == ["file_system.file_read"]
+            await fs.list_directory()
+            assert kinds == ["file_system.file_read", "file_system.directory_listed"]
+
+    run(main())
