@@ -156,6 +156,9 @@ func (w *pyWriter) docLines(indent int, lines []string) {
 	if n := len(lines); n > 0 && strings.HasSuffix(lines[n-1], `"`) {
 		lines[n-1] = strings.TrimSuffix(lines[n-1], `"`) + `\"`
 	}
+	if len(lines) > 0 && strings.HasPrefix(lines[0], `"`) {
+		lines[0] = `\` + lines[0] // """" would read as a fourth quote
+	}
 	if len(lines) == 1 && 4*indent+len(lines[0])+6 <= pyWrap {
 		w.line(indent, `"""`+lines[0]+`"""`)
 		return
@@ -173,12 +176,31 @@ func pyDocEscape(s string) string {
 	return strings.ReplaceAll(s, `"""`, `\"\"\"`)
 }
 
-// pyWrapText splits text on its newlines and word-wraps every line longer than width.
+// pyWrapText reflows text to width. The schema's descriptions are Go doc comments with their
+// own hard line breaks, so lines are joined into paragraphs first; a blank line ends a paragraph
+// and a line starting with "- " (a list item) starts a new one.
 func pyWrapText(text string, width int) []string {
-	var out []string
-	for _, para := range strings.Split(strings.TrimSpace(text), "\n") {
-		out = append(out, pyWrapLine(strings.TrimRight(para, " \t"), width)...)
+	var out, para []string
+	flush := func() {
+		if len(para) > 0 {
+			out = append(out, pyWrapLine(strings.Join(para, " "), width)...)
+			para = nil
+		}
 	}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			flush()
+			out = append(out, "")
+		case strings.HasPrefix(line, "- "):
+			flush()
+			para = []string{line}
+		default:
+			para = append(para, line)
+		}
+	}
+	flush()
 	return out
 }
 

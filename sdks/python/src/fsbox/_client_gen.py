@@ -58,8 +58,8 @@ class SyncTools:
         Binary files are reported by size only.
 
         Args:
-            path: File to read, relative to the working directory.
-                The path relative to the working directory.
+            path: File to read, relative to the working directory. The path relative
+                to the working directory.
             offset: Number of lines to skip (0-based). Default 0.
             limit: Maximum number of lines to return. Default: the server's
                 max_read_lines.
@@ -89,8 +89,7 @@ class SyncTools:
             content: The complete new content, written as UTF-8 with no newline
                 translation.
             expected_hash: Hash from an earlier read_file; the write is refused if
-                the file changed since. Ignored when
-                the file does not exist.
+                the file changed since. Ignored when the file does not exist.
 
         Raises:
             ToolRetry: the call failed in a way the model can fix.
@@ -198,8 +197,8 @@ class SyncTools:
 
         Args:
             pattern: Glob relative to path: * and ? within one component, ** for any
-                number of directories,
-                [...] classes, {a,b} alternatives. Absolute patterns are refused.
+                number of directories, [...] classes, {a,b} alternatives. Absolute
+                patterns are refused.
             path: Directory to search from. Default ".".
 
         Raises:
@@ -321,8 +320,8 @@ class AsyncTools:
         Binary files are reported by size only.
 
         Args:
-            path: File to read, relative to the working directory.
-                The path relative to the working directory.
+            path: File to read, relative to the working directory. The path relative
+                to the working directory.
             offset: Number of lines to skip (0-based). Default 0.
             limit: Maximum number of lines to return. Default: the server's
                 max_read_lines.
@@ -352,8 +351,7 @@ class AsyncTools:
             content: The complete new content, written as UTF-8 with no newline
                 translation.
             expected_hash: Hash from an earlier read_file; the write is refused if
-                the file changed since. Ignored when
-                the file does not exist.
+                the file changed since. Ignored when the file does not exist.
 
         Raises:
             ToolRetry: the call failed in a way the model can fix.
@@ -461,8 +459,8 @@ class AsyncTools:
 
         Args:
             pattern: Glob relative to path: * and ? within one component, ** for any
-                number of directories,
-                [...] classes, {a,b} alternatives. Absolute patterns are refused.
+                number of directories, [...] classes, {a,b} alternatives. Absolute
+                patterns are refused.
             path: Directory to search from. Default ".".
 
         Raises:

@@ -107,16 +107,15 @@ class ClientCapabilities:
 @dataclasses.dataclass(kw_only=True)
 class Config:
     """Config configures one fsbox server: where the root is, which tools exist and what
-    they may touch.
-    Every field is optional; fields set in initialize override those from --config and
-    flags.
-    Limits must be positive integers; a bad value is refused at initialize with -32602.
+    they may touch. Every field is optional; fields set in initialize override those
+    from --config and flags. Limits must be positive integers; a bad value is refused at
+    initialize with -32602.
     """
 
     root_dir: str | None = None
     """Absolute path of the directory every tool is confined to (a relative path is taken
-    from the
-    server's working directory). Symlinks in it are resolved once, at initialize.
+    from the server's working directory). Symlinks in it are resolved once, at
+    initialize.
     """
 
     cwd: str | None = None
@@ -134,10 +133,8 @@ class Config:
 
     protected_patterns: list[str] | None = None
     """Paths matching any of these patterns (or below a matching directory) are readable
-    but never
-    writable. Omitted: the defaults (.git/*, .env, .env.*, *.pem, *.key, **/secrets*),
-    which bite at
-    any depth. An empty list disables protection.
+    but never writable. Omitted: the defaults (.git/*, .env, .env.*, *.pem, *.key,
+    **/secrets*), which bite at any depth. An empty list disables protection.
     """
 
     max_read_lines: int | None = None
@@ -145,8 +142,7 @@ class Config:
 
     max_read_chars: int | None = None
     """Upper bound on the characters of one read_file result, header and notices included;
-    the window
-    ends on a complete line. Default 50000.
+    the window ends on a complete line. Default 50000.
     """
 
     max_list_results: int | None = None
@@ -163,8 +159,8 @@ class Config:
 
     content_hashes: bool | None = None
     """Show content hashes to the model and accept expected_hash. Default true. When false
-    the
-    expected_hash argument disappears from the tool schemas; events still carry hashes.
+    the expected_hash argument disappears from the tool schemas; events still carry
+    hashes.
     """
 
     tools: list[str] | None = None
@@ -172,8 +168,7 @@ class Config:
 
     permissions: list[PermissionRule] | None = None
     """Ordered permission rules; the first rule whose operation and path match decides, and
-    no match
-    allows.
+    no match allows.
     """
 
     @classmethod
@@ -301,12 +296,12 @@ class DirEntry:
     """DirEntry is one entry of a listing."""
 
     path: str
-    """Path relative to the working directory; directories end in "/".
-    The path relative to the working directory.
+    """Path relative to the working directory; directories end in "/". The path relative to
+    the working directory.
     """
 
     type: Literal["file", "directory"]
-    """"file" or "directory" (of the symlink target, for links)."""
+    """\"file" or "directory" (of the symlink target, for links)."""
 
     size: int | None = None
     """Size in bytes, for files."""
@@ -701,13 +696,10 @@ ErrorKind = Literal[
 @dataclasses.dataclass(kw_only=True)
 class FileChangeRequest:
     """FileChangeRequest asks the client to approve a change before it touches disk; it is
-    the params of
-    a change_request. The diff is unified, a/<path> to b/<path>, 3 lines of context, cut
-    on a line
-    boundary at 8192 characters (truncated: true); headers only when either side is over
-    32768
-    characters or (old_lines+1)*(new_lines+1) > 65536. Every diff applies with patch and
-    git apply.
+    the params of a change_request. The diff is unified, a/<path> to b/<path>, 3 lines
+    of context, cut on a line boundary at 8192 characters (truncated: true); headers
+    only when either side is over 32768 characters or (old_lines+1)*(new_lines+1) >
+    65536. Every diff applies with patch and git apply.
     """
 
     kind: Literal["file_system.file_change_request"] = "file_system.file_change_request"
@@ -723,7 +715,7 @@ class FileChangeRequest:
     """Name of the tool whose call caused the event."""
 
     operation: Literal["write", "edit", "create_directory", "remove_directory", "delete", "move"]
-    """"write", "edit", "create_directory", "remove_directory", "delete" or "move"."""
+    """\"write", "edit", "create_directory", "remove_directory", "delete" or "move"."""
 
     diff: str
 
@@ -731,9 +723,8 @@ class FileChangeRequest:
     """True when diff does not show the whole change."""
 
     reason: Literal["listener", "permission_rule"]
-    """"listener" when the client asked to approve every change, "permission_rule" when an
-    interrupt
-    rule matched.
+    """\"listener" when the client asked to approve every change, "permission_rule" when an
+    interrupt rule matched.
     """
 
     rule: PermissionRule | None = None
@@ -898,7 +889,7 @@ class FileInfoResult:
     """The path relative to the working directory."""
 
     type: Literal["file", "directory", "other"]
-    """"file", "directory", or "other" (FIFO, socket, device)."""
+    """\"file", "directory", or "other" (FIFO, socket, device)."""
 
     size: int
     """Size in bytes."""
@@ -1128,7 +1119,7 @@ class FilesSearchedEvent:
     """The regex or glob searched for."""
 
     search: Literal["grep", "find"]
-    """"grep" for content searches, "find" for name searches."""
+    """\"grep" for content searches, "find" for name searches."""
 
     match_count: int
     """Results the model received."""
@@ -1171,8 +1162,7 @@ class FindFilesArgs:
 
     pattern: str
     """Glob relative to path: * and ? within one component, ** for any number of
-    directories,
-    [...] classes, {a,b} alternatives. Absolute patterns are refused.
+    directories, [...] classes, {a,b} alternatives. Absolute patterns are refused.
     """
 
     path: str | None = None
@@ -1312,7 +1302,7 @@ class InitializeResult:
     """The enabled tools, in registration order."""
 
     schema_hash: str
-    """"sha256:<hex>" of the schema bundle's bytes."""
+    """\"sha256:<hex>" of the schema bundle's bytes."""
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
@@ -1439,8 +1429,8 @@ class ReadFileArgs:
     """ReadFileArgs are the arguments of read_file."""
 
     path: str
-    """File to read, relative to the working directory.
-    The path relative to the working directory.
+    """File to read, relative to the working directory. The path relative to the working
+    directory.
     """
 
     offset: int | None = None
@@ -1504,8 +1494,7 @@ class ReadFileResult:
 
     hash: str | None = None
     """Content hash of the whole file (first 12 hex digits of SHA-256 over its raw bytes);
-    absent when
-    content hashes are off.
+    absent when content hashes are off.
     """
 
     @classmethod
@@ -1695,9 +1684,7 @@ class SearchMatch:
     """1-based line number."""
 
     text: str
-    """The line without its terminator.
-    Exactly what the model should see.
-    """
+    """The line without its terminator. Exactly what the model should see."""
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
@@ -1721,8 +1708,7 @@ class SearchMatch:
 @dataclasses.dataclass(kw_only=True)
 class ToolDescriptor:
     """ToolDescriptor describes one tool; description and input_schema can be handed to an
-    LLM
-    function-calling API as they are.
+    LLM function-calling API as they are.
     """
 
     name: str
@@ -1842,8 +1828,7 @@ class WriteFileArgs:
 
     expected_hash: str | None = None
     """Hash from an earlier read_file; the write is refused if the file changed since.
-    Ignored when
-    the file does not exist.
+    Ignored when the file does not exist.
     """
 
     @classmethod
