@@ -91,8 +91,9 @@ func invalidSubpart(b []byte) int {
 	return k
 }
 
-// runeCounter counts code points of a stream fed in chunks, carrying an incomplete sequence at a
-// chunk's end over to the next chunk.
+// runeCounter counts code points of a stream fed in chunks. An incomplete sequence at a chunk's
+// end (at most 3 bytes) is carried over and completed from the next chunk's first bytes, so no
+// chunk is ever copied.
 type runeCounter struct {
 	n     int
 	carry []byte
@@ -100,8 +101,20 @@ type runeCounter struct {
 
 func (rc *runeCounter) write(b []byte) {
 	if len(rc.carry) > 0 {
-		b = append(rc.carry, b...)
-		rc.carry = nil
+		joined := append(rc.carry, b[:min(len(b), utf8.UTFMax)]...)
+		if !utf8.FullRune(joined) {
+			rc.carry = joined // still incomplete: b was shorter than the sequence
+			return
+		}
+		// The carry is a valid prefix, so the unit starting there spans at least all of it.
+		r, w := utf8.DecodeRune(joined)
+		if r == utf8.RuneError && w == 1 {
+			w = invalidSubpart(joined)
+		}
+		w = max(w, len(rc.carry))
+		rc.n++
+		b = b[w-len(rc.carry):]
+		rc.carry = rc.carry[:0]
 	}
 	// Keep back a trailing sequence that may still be completed by the next chunk.
 	cut := len(b)
@@ -117,9 +130,7 @@ func (rc *runeCounter) write(b []byte) {
 		}
 	}
 	rc.n += runeCountLenient(b[:cut])
-	if cut < len(b) {
-		rc.carry = append([]byte(nil), b[cut:]...)
-	}
+	rc.carry = append(rc.carry, b[cut:]...)
 }
 
 // total returns the count, counting any carried bytes as what they decode to.
