@@ -282,8 +282,9 @@ func (r *runner) body(ctx context.Context) string {
 	}
 	r.sess = sess
 	if r.v.Handshake != "manual" {
-		if !r.initialize(vctx) {
-			return ""
+		ok, skip := r.initialize(vctx)
+		if !ok {
+			return skip
 		}
 	}
 	for i := range r.v.Steps {
@@ -305,7 +306,9 @@ func (r *runner) body(ctx context.Context) string {
 	return ""
 }
 
-func (r *runner) initialize(ctx context.Context) bool {
+// initialize opens the session; it reports whether the steps can run, and a skip reason when the
+// target declined the configuration.
+func (r *runner) initialize(ctx context.Context) (bool, string) {
 	cfg := map[string]any{"root_dir": r.fx.RootArg}
 	overridesRoot := false
 	for k, val := range r.v.Config {
@@ -319,12 +322,11 @@ func (r *runner) initialize(ctx context.Context) bool {
 		Events: r.events, ChangeRequests: r.v.ChangeRequests})
 	var skip *skipError
 	if errors.As(err, &skip) {
-		r.failf("initialize: adapter skipped: %s", skip.reason)
-		return false
+		return false, "adapter: " + skip.reason
 	}
 	if err != nil {
 		r.failf("initialize: %v", err)
-		return false
+		return false, ""
 	}
 	if m, ok := res.(map[string]any); ok {
 		m["tool_names"] = toolNames(m["tools"])
@@ -346,13 +348,13 @@ func (r *runner) initialize(ctx context.Context) bool {
 		if r.v.Init.Error != nil {
 			if rpcErr == nil {
 				r.failf("initialize: succeeded, want error %s", show(r.v.Init.Error))
-				return false
+				return false, ""
 			}
 			for _, b := range r.m.match(r.v.Init.Error, rpcErr, "initialize.error") {
 				r.failf("%s", b)
 			}
 			r.checkLeaks("initialize error", rpcErr, any(cfg))
-			return false // a session that failed to open has nothing more to run
+			return false, "" // a session that failed to open has nothing more to run
 		}
 		if rpcErr == nil {
 			for _, b := range r.m.match(r.v.Init.Result, res, "initialize.result") {
@@ -362,9 +364,9 @@ func (r *runner) initialize(ctx context.Context) bool {
 	}
 	if rpcErr != nil {
 		r.failf("initialize failed: %s", show(rpcErr))
-		return false
+		return false, ""
 	}
-	return true
+	return true, ""
 }
 
 func toolNames(tools any) []any {
