@@ -20,12 +20,8 @@ from typing import IO, Any
 
 try:
     import fsbox
-except (
-    ImportError
-):  # not installed: use the SDK of this checkout (it has no dependencies)
-    sys.path.insert(
-        0, str(Path(__file__).resolve().parents[3] / "sdks" / "python" / "src")
-    )
+except ImportError:  # not installed: use the SDK of this checkout (it has no dependencies)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "sdks" / "python" / "src"))
     import fsbox
 
 from _dispatch_gen import DISPATCH
@@ -74,9 +70,7 @@ class Adapter:
                 config=config if isinstance(config, dict) else None,
                 binary=op["binary"],
                 on_event=self.on_event if op.get("events") else None,
-                on_change_request=self.on_change_request
-                if op.get("change_requests")
-                else None,
+                on_change_request=self.on_change_request if op.get("change_requests") else None,
             )
         except fsbox.FsboxError as e:
             return {"ok": False, "error": error_json(e)}
@@ -152,9 +146,7 @@ def main() -> int:
                         answer = {"ok": True}
                     else:
                         answer = {"ok": False, "skipped": f"unknown op {kind!r}"}
-                except (
-                    Exception
-                ) as e:  # an adapter bug: report it, never hang the runner
+                except Exception as e:  # an adapter bug: report it, never hang the runner
                     answer = {
                         "ok": False,
                         "error": {

@@ -183,3 +183,38 @@ def test_coroutine_on_event_runs_before_the_call_returns(fsbox_bin: str, root: P
             assert kinds == ["file_system.file_read", "file_system.directory_listed"]
 
     run(main())
+
+
+def test_close_from_inside_a_callback(fsbox_bin: str, root: Path) -> None:
+    async def main() -> None:
+        async def close_now(request: fsbox.ChangeRequest) -> None:
+            await fs.close()
+
+        fs = fsbox.AsyncClient(root, binary=fsbox_bin, on_change_request=close_now)
+        await fs.start()
+        with pytest.raises(fsbox.ConnectionLost, match="closed"):
+            await fs.write_file(path="c.txt", content="x")
+        await fs.close()
+
+    run(main())
+    assert not (root / "c.txt").exists()
+
+
+def test_close_does_not_wait_for_a_stuck_callback(fsbox_bin: str, root: Path) -> None:
+    async def main() -> None:
+        entered = asyncio.Event()
+
+        async def never(request: fsbox.ChangeRequest) -> None:
+            entered.set()
+            await asyncio.Event().wait()
+
+        fs = fsbox.AsyncClient(root, binary=fsbox_bin, on_change_request=never)
+        await fs.start()
+        call = asyncio.ensure_future(fs.write_file(path="s.txt", content="x"))
+        await entered.wait()
+        await fs.close()
+        with pytest.raises(fsbox.ConnectionLost):
+            await call
+        assert process_gone(fs.pid)
+
+    run(main())

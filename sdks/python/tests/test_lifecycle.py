@@ -163,3 +163,14 @@ def test_slow_search_and_quick_reads_each_get_their_own_result(
     assert {m.text for m in found.matches} == {
         f"needle {d}-{f}" for d in range(20) for f in range(20)
     }
+
+
+def test_close_from_inside_a_callback(make_client: ClientFactory, root: Path) -> None:
+    holder: list[fsbox.Client] = []
+    fs = make_client(on_change_request=lambda request: holder[0].close())
+    holder.append(fs)
+    with pytest.raises(fsbox.ConnectionLost, match="closed"):
+        within(30, lambda: fs.write_file(path="c.txt", content="x"))
+    assert not (root / "c.txt").exists()
+    within(30, fs.close)
+    assert process_gone(fs.pid)

@@ -208,6 +208,7 @@ class SyncConnection:
         self._pending: dict[int, _Pending] = {}
         self._lost: str | None = None  # why the connection is gone, once it is
         self._closed = False
+        self._in_callback = False  # the reader is running a handler of the client
         self._stderr_thread = threading.Thread(
             target=self._pump_stderr, name="fsbox-stderr", daemon=True
         )
@@ -259,10 +260,13 @@ class SyncConnection:
             try:
                 self._stdin.write(data)
                 self._stdin.flush()
+                return
             except (OSError, ValueError):
-                raise ConnectionLost(
-                    self._lost or "the fsbox server is not reading its input any more"
-                ) from None
+                pass
+        # The pipe broke, so the server is gone: the reader is about to see EOF and say why.
+        if not self.on_reader_thread():
+            self._reader.join(5)
+        raise ConnectionLost(self._lost or "the fsbox server is not reading its input any more")
 
     def _try_send(self, message: Mapping[str, Any]) -> None:
         try:
@@ -288,6 +292,16 @@ class SyncConnection:
             pass  # stdout closed under us by close()
         finally:
             self._connection_lost()
+            self._stderr_thread.join(5)
+            self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        """Close the output pipes once nothing reads them any more."""
+        if not self._reader.is_alive() or self.on_reader_thread():
+            if not self._stderr_thread.is_alive():
+                assert self._proc.stdout and self._proc.stderr
+                self._proc.stdout.close()
+                self._proc.stderr.close()
 
     def _dispatch_safely(self, message: dict[str, Any]) -> None:
         # The reader must go on to EOF whatever a message does, or calls would wait forever.
@@ -299,20 +313,21 @@ class SyncConnection:
     def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         if isinstance(method, str):
-            if "id" not in message:
-                try:
-                    self._on_notification(method, message.get("params"))
-                except Exception:
-                    report_callback_error(f"the handler of the {method} notification")
-                return
+            self._in_callback = True
             try:
-                response = {
-                    "jsonrpc": "2.0",
-                    "id": message["id"],
-                    "result": self._on_request(method, message.get("params")),
-                }
-            except Exception as exc:
-                response = _error_response(message["id"], exc)
+                if "id" not in message:
+                    try:
+                        self._on_notification(method, message.get("params"))
+                    except Exception:
+                        report_callback_error(f"the handler of the {method} notification")
+                    return
+                try:
+                    result = self._on_request(method, message.get("params"))
+                    response = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+                except Exception as exc:
+                    response = _error_response(message["id"], exc)
+            finally:
+                self._in_callback = False
             self._try_send(response)
             return
         request_id = message.get("id")
@@ -338,6 +353,10 @@ class SyncConnection:
                 self._proc.kill()
             self._stderr_thread.join(timeout=2)
             reason = _exit_message(returncode, self._tail)
+        self._fail_all(reason)
+
+    def _fail_all(self, reason: str) -> None:
+        """Refuse new calls and fail the pending ones, all with reason (the first one given)."""
         with self._lock:
             self._lost = self._lost or reason
             pending, self._pending = self._pending, {}
@@ -345,35 +364,47 @@ class SyncConnection:
             p.error = ConnectionLost(self._lost)
             p.done.set()
 
+    def reader_finished(self) -> bool:
+        return not self._reader.is_alive()
+
     def close(self, timeout: float = 5.0) -> None:
-        """Shut the server down and reap it; killed if it is not gone within timeout seconds."""
+        """Shut the server down and reap it; killed if it is not gone within timeout seconds.
+
+        While a callback runs, the server may be waiting for its answer, so the server is killed
+        at once instead (a write is never torn); pending calls fail with ConnectionLost.
+        """
         with self._close_lock:
             if self._closed:
                 return
             self._closed = True
-            on_reader = self.on_reader_thread()
-            if self._lost is None and not on_reader:
+            abrupt = self._in_callback
+            if self._lost is None and not abrupt:
                 try:
                     self.request("shutdown", None, timeout=timeout)
                 except (FsboxError, TimeoutError):
                     pass
-            try:
-                self._stdin.close()
-            except OSError:
-                pass
+            # EOF on stdin ends the server; a writer stuck on a full pipe must not stop us.
+            if self._write_lock.acquire(timeout=timeout):
+                try:
+                    self._stdin.close()
+                except OSError:
+                    pass
+                finally:
+                    self._write_lock.release()
+            if abrupt:
+                self._proc.kill()
             try:
                 self._proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-            if not on_reader:
-                self._reader.join()
-                self._stderr_thread.join()
-                assert self._proc.stdout and self._proc.stderr
-                self._proc.stdout.close()
-                self._proc.stderr.close()
-            with self._lock:
-                self._lost = self._lost or "the fsbox client was closed"
+            self._fail_all("the fsbox client was closed")
+            if not self.on_reader_thread():
+                # A callback that never returns keeps the reader; it is a daemon thread, and it
+                # closes nothing, so leave it the pipes.
+                self._reader.join(timeout)
+                self._stderr_thread.join(timeout)
+                self._close_pipes()
 
 
 class AsyncConnection:
@@ -396,6 +427,7 @@ class AsyncConnection:
         self._write_lock = asyncio.Lock()
         self._lost: str | None = None
         self._closed = False
+        self._in_callback = False  # the reader is running a handler of the client
         self._closing: asyncio.Future[None] | None = None
         self._stderr_task = asyncio.ensure_future(self._pump_stderr())
         self._reader = asyncio.ensure_future(self._read())
@@ -448,10 +480,13 @@ class AsyncConnection:
             try:
                 self._stdin.write(encode(message))
                 await self._stdin.drain()
+                return
             except (OSError, RuntimeError):
-                raise ConnectionLost(
-                    self._lost or "the fsbox server is not reading its input any more"
-                ) from None
+                pass
+        # The pipe broke, so the server is gone: the reader is about to see EOF and say why.
+        if asyncio.current_task() is not self._reader:
+            await asyncio.wait([self._reader], timeout=5)
+        raise ConnectionLost(self._lost or "the fsbox server is not reading its input any more")
 
     def _write_now(self, message: Mapping[str, Any]) -> None:
         """Queue a line without waiting for the pipe; for cancellation, which cannot await."""
@@ -499,17 +534,21 @@ class AsyncConnection:
     async def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         if isinstance(method, str):
-            if "id" not in message:
-                try:
-                    await self._on_notification(method, message.get("params"))
-                except Exception:
-                    report_callback_error(f"the handler of the {method} notification")
-                return
+            self._in_callback = True
             try:
-                result = await self._on_request(method, message.get("params"))
-                response = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-            except Exception as exc:
-                response = _error_response(message["id"], exc)
+                if "id" not in message:
+                    try:
+                        await self._on_notification(method, message.get("params"))
+                    except Exception:
+                        report_callback_error(f"the handler of the {method} notification")
+                    return
+                try:
+                    result = await self._on_request(method, message.get("params"))
+                    response = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+                except Exception as exc:
+                    response = _error_response(message["id"], exc)
+            finally:
+                self._in_callback = False
             try:
                 await self._send(response)
             except FsboxError:
@@ -538,6 +577,10 @@ class AsyncConnection:
             except asyncio.TimeoutError:
                 pass
             reason = _exit_message(returncode, self._tail)
+        self._fail_all(reason)
+
+    def _fail_all(self, reason: str) -> None:
+        """Refuse new calls and fail the pending ones, all with reason (the first one given)."""
         self._lost = self._lost or reason
         pending, self._pending = self._pending, {}
         for future in pending.values():
@@ -545,15 +588,20 @@ class AsyncConnection:
                 future.set_exception(ConnectionLost(self._lost))
 
     async def close(self, timeout: float = 5.0) -> None:
-        """Shut the server down and reap it; killed if it is not gone within timeout seconds."""
-        if self._closing is None:
-            self._closing = asyncio.ensure_future(self._close(timeout))
-        await asyncio.shield(self._closing)
+        """Shut the server down and reap it; killed if it is not gone within timeout seconds.
 
-    async def _close(self, timeout: float) -> None:
+        While a callback runs, the server may be waiting for its answer, so the server is killed
+        at once instead (a write is never torn), and a callback of another task is cancelled.
+        """
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._stop(timeout, abrupt=self._in_callback))
+        await asyncio.shield(self._closing)
+        if asyncio.current_task() is not self._reader:  # the reader cannot wait for itself
+            await self._reap(timeout)
+
+    async def _stop(self, timeout: float, abrupt: bool) -> None:
         self._closed = True
-        on_reader = asyncio.current_task() is self._reader
-        if self._lost is None and not on_reader:
+        if self._lost is None and not abrupt:
             try:
                 await asyncio.wait_for(self.request("shutdown", None), timeout)
             except (FsboxError, asyncio.TimeoutError):
@@ -562,12 +610,18 @@ class AsyncConnection:
             self._stdin.close()
         except OSError:
             pass
+        if abrupt:
+            self._proc.kill()
+        self._fail_all("the fsbox client was closed")
+
+    async def _reap(self, timeout: float) -> None:
+        """Wait for the process and for the tasks that drain its pipes."""
+        if self._in_callback:
+            self._reader.cancel()  # stuck in a callback whose answer nobody will read
         try:
             await asyncio.wait_for(self._proc.wait(), timeout)
         except asyncio.TimeoutError:
             self._proc.kill()
-            await self._proc.wait()
-        if not on_reader:
-            await self._reader
-        await self._stderr_task
-        self._lost = self._lost or "the fsbox client was closed"
+        await asyncio.wait([self._reader, self._stderr_task], timeout=timeout)
+        # Process.wait also waits for the pipes, which the reader and stderr tasks drain.
+        await asyncio.wait_for(self._proc.wait(), timeout)

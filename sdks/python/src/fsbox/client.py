@@ -208,7 +208,7 @@ class Client(SyncTools):
     def close(self) -> None:
         """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""
         self._conn.close()
-        if self._loop is not None and not self._conn.on_reader_thread():
+        if self._loop is not None and self._conn.reader_finished():
             self._loop.close()
 
     def __enter__(self) -> Client:
