@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the shared conformance suite against every implementation in this repository: the engine
+# in-process, the built binary through the server: target (exactly as a third party's server is
+# graded), and the Go, Python and TypeScript SDKs through their adapters. Each run must match its
+# baseline in conformance/baselines exactly. JSON Lines reports land in bin/conformance-*.jsonl.
+#
+#   scripts/test-conformance.sh    needs the Python venv and the TypeScript build, so run it after
+#                                  scripts/test-python.sh and scripts/test-typescript.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${FSBOX_BIN:-$PWD/bin/fsbox}
+if [ ! -x "$bin" ]; then
+	go build -o "$bin" ./cmd/fsbox
+fi
+mkdir -p bin
+status=0
+run() {
+	local name=$1
+	shift
+	echo "-- conformance: $name"
+	"$bin" conformance run --report "bin/conformance-$name.jsonl" "$@" || status=1
+}
+run inproc --target inproc
+run server --target "server:$bin serve" --baseline server-fsbox
+run go --target binding:go --binary "$bin"
+run python --target binding:python --binary "$bin"
+run typescript --target binding:typescript --binary "$bin"
+exit $status
