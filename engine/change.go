@@ -116,6 +116,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		return false, err
 	}
 	dirRel, name := parentRel(r.rel)
+	testHook("open-parent")
 	dir, derr := e.openParent(s.op, r, dirRel)
 	if derr != nil {
 		return false, derr
@@ -125,6 +126,10 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	cur, exists, cerr := e.currentTarget(s, dir, name)
 	if cerr != nil {
 		return false, cerr
+	}
+	if exists != r.exists || exists && !sameFile(cur, r.info) {
+		// Not the file the re-resolution saw: the directory was swapped under us.
+		return false, errChanged(s.op, r)
 	}
 	mode := fs.FileMode(0o666)
 	if exists {
@@ -141,6 +146,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		}
 	}()
 	// Step 5: the target must still be what step 3 saw.
+	testHook("before-rename")
 	again, aerr := dir.Lstat(name)
 	switch {
 	case exists && (aerr != nil || !sameFile(again, cur)):
@@ -333,4 +339,14 @@ func (e *Engine) writeError(op string, r *resolved, err error) *Error {
 		return errChanged(op, r)
 	}
 	return osError(op, r.rel, r.spelling, err)
+}
+
+// testHookCommit, when set by a test, runs at named points of commitFile ("open-parent",
+// "before-rename") so tests can swap files at exactly the moment a race would.
+var testHookCommit func(stage string)
+
+func testHook(stage string) {
+	if testHookCommit != nil {
+		testHookCommit(stage)
+	}
 }

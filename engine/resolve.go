@@ -329,5 +329,9 @@ func (e *Engine) hostToModel(p string) string {
 	return outsidePlaceholder
 }
 
-// sameFile reports whether two FileInfos from os.Root describe the same inode.
-func sameFile(a, b fs.FileInfo) bool { return a != nil && b != nil && os.SameFile(a, b) }
+// sameFile reports whether two FileInfos describe the same file: the same inode and the same
+// type. The type matters because a removed file's inode number is often reused at once, so a
+// file swapped for a symlink can carry the old number.
+func sameFile(a, b fs.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Mode().Type() == b.Mode().Type()
+}
