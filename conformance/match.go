@@ -254,6 +254,10 @@ func (m *matcher) matchOps(w map[string]any, got any, at string) []string {
 				fail("diff does not apply: %v\n%s", err, str)
 			} else if res != string(after) {
 				fail("diff applied to the old content gives %s, want %s", quoteShort([]byte(res)), quoteShort(after))
+			} else if res, ran, err := gitApply(string(before), str); ran && err != nil {
+				fail("%v\n%s", err, str)
+			} else if ran && res != string(after) {
+				fail("git apply of the diff gives %s, want %s", quoteShort([]byte(res)), quoteShort(after))
 			}
 		case "$no_host_path":
 			if leaks := m.fx.leaks(got, nil); len(leaks) > 0 {

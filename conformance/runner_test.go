@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +221,49 @@ func TestWireViolations(t *testing.T) {
 	v := c.takeViolations()
 	if len(v) != 2 || !strings.Contains(v[0], "not one JSON object") || !strings.Contains(v[1], `"jsonrpc": "2.0"`) {
 		t.Errorf("violations = %q", v)
+	}
+}
+
+func TestGitApplySecondOpinion(t *testing.T) {
+	got, ran, err := gitApply("old\n", "--- a/d/t.txt\n+++ b/d/t.txt\n@@ -1 +1 @@\n-old\n+new")
+	if !ran {
+		t.Skip("git is not installed")
+	}
+	if err != nil || got != "new\n" {
+		t.Errorf("gitApply = %q, %v", got, err)
+	}
+	if _, _, err := gitApply("old\n", "--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-other\n+new"); err == nil {
+		t.Error("git apply accepted a diff whose context does not match")
+	}
+}
+
+// TestBindingSaysWhatIsMissing: without an SDK install the binding target names the missing piece
+// and the command that provides it.
+func TestBindingSaysWhatIsMissing(t *testing.T) {
+	repo := t.TempDir()
+	for _, d := range []string{"conformance/adapters/python", "conformance/adapters/typescript"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "conformance/adapters/python/adapter.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string][]string{
+		"python":     {"sdks/python/.venv/bin/python is missing", "scripts/test-python.sh"},
+		"typescript": {"scripts/test-typescript.sh"},
+		"go":         {"conformance/adapters/go is missing"},
+		"rust":       {"conformance/adapters/rust is missing"},
+	} {
+		_, err := BindingTarget(lang, repo, "/bin/true")
+		if err == nil {
+			t.Errorf("binding:%s: no error in an empty checkout", lang)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("binding:%s: %q does not say %q", lang, err, w)
+			}
+		}
 	}
 }

@@ -2,8 +2,12 @@ package conformance
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // applyUnifiedDiff applies a unified diff to old and returns the new text. It is as strict as
@@ -143,3 +147,54 @@ func parseHunk(h string) (oStart, oCount, nCount int, err error) {
 	}
 	return oStart, oCount, nCount, nil
 }
+
+// gitApply applies diff to before with git apply in a scratch directory, as a second opinion on
+// applyUnifiedDiff: PROTOCOL.md promises that every diff applies with git apply. ok is false when
+// git is not installed (the in-Go applier then decides alone).
+func gitApply(before, diff string) (after string, ok bool, err error) {
+	gitOnce.Do(func() { gitPath, _ = exec.LookPath("git") })
+	if gitPath == "" || diff == "" {
+		return "", false, nil
+	}
+	name := ""
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "--- a/") {
+			name = strings.TrimPrefix(l, "--- a/")
+			break
+		}
+	}
+	if name == "" || strings.ContainsAny(name, "\"\\\t") || strings.Contains(name, "..") {
+		return "", false, nil // quoted or unusual names: the in-Go applier decides
+	}
+	dir, err := os.MkdirTemp("", "fsconf-diff-")
+	if err != nil {
+		return "", false, err
+	}
+	defer os.RemoveAll(dir)
+	target := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return "", false, err
+	}
+	if err := os.WriteFile(target, []byte(before), 0o644); err != nil {
+		return "", false, err
+	}
+	if !strings.HasSuffix(diff, "\n") {
+		diff += "\n"
+	}
+	patch := filepath.Join(dir, ".diff")
+	if err := os.WriteFile(patch, []byte(diff), 0o644); err != nil {
+		return "", false, err
+	}
+	cmd := exec.Command(gitPath, "apply", "--whitespace=nowarn", patch)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", true, fmt.Errorf("git apply rejects it: %s", strings.TrimSpace(string(out)))
+	}
+	b, err := os.ReadFile(target)
+	return string(b), true, err
+}
+
+var (
+	gitOnce sync.Once
+	gitPath string
+)
