@@ -84,6 +84,14 @@ def test_binary_not_found_says_how_to_get_it(root: Path, monkeypatch: pytest.Mon
         fsbox.Client(root, binary=root / "nope")
 
 
+def test_binary_that_cannot_run(root: Path) -> None:
+    fake = root.parent / "fsbox"
+    fake.write_bytes(b"\x00\x01 not a program")
+    fake.chmod(0o755)
+    with pytest.raises(fsbox.BinaryNotFound, match="cannot run"):
+        fsbox.Client(root, binary=fake)
+
+
 def test_binary_from_env_then_path(
     fsbox_bin: str, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -55,6 +55,10 @@ def find_binary(explicit: str | os.PathLike[str] | None) -> str:
     return found
 
 
+def _cannot_run(binary: str, e: OSError) -> BinaryNotFound:
+    return BinaryNotFound(f"cannot run {binary!r}: {e.strerror or e}; {_HOW_TO_GET}")
+
+
 def initialize_params(
     root_dir: str | os.PathLike[str],
     config: Config | Mapping[str, Any] | None,
@@ -192,12 +196,15 @@ class SyncConnection:
     ) -> None:
         self._on_notification = on_notification
         self._on_request = on_request
-        self._proc = subprocess.Popen(
-            [binary, "serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        try:
+            self._proc = subprocess.Popen(
+                [binary, "serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as e:
+            raise _cannot_run(binary, e) from e
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self._stdin: IO[bytes] = self._proc.stdin
         self._tail = _StderrTail()
@@ -436,13 +443,16 @@ class AsyncConnection:
     async def open(
         cls, binary: str, on_notification: AsyncNotificationHandler, on_request: AsyncRequestHandler
     ) -> AsyncConnection:
-        proc = await asyncio.create_subprocess_exec(
-            binary,
-            "serve",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                binary,
+                "serve",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as e:
+            raise _cannot_run(binary, e) from e
         return cls(proc, on_notification, on_request)
 
     @property
