@@ -70,6 +70,14 @@ def process_gone(pid: int) -> bool:
     return False
 
 
+def child_pids() -> set[int]:
+    """The pids of this process's children, living or zombie (Linux: /proc/self/task/*/children)."""
+    pids: set[int] = set()
+    for children in Path("/proc/self/task").glob("*/children"):
+        pids.update(int(p) for p in children.read_text().split())
+    return pids
+
+
 def within(seconds: float, fn: Callable[[], Any]) -> Any:
     """fn(), failing the test instead of hanging when it has not returned within seconds."""
     box: list[Any] = []

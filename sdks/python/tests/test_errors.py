@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import fsbox
-from conftest import REPO, ClientFactory, process_gone
+from conftest import REPO, ClientFactory, child_pids, process_gone
 
 
 def test_outside_root_is_retry(make_client: ClientFactory) -> None:
@@ -67,10 +67,12 @@ def test_unknown_argument_through_call(make_client: ClientFactory) -> None:
 
 
 def test_bad_config_fails_start_and_leaves_no_child(fsbox_bin: str, root: Path) -> None:
+    before = child_pids()
     with pytest.raises(fsbox.FsboxError) as e:
         fsbox.Client(root, binary=fsbox_bin, config={"max_read_lines": -5})
     assert e.value.kind == "invalid_arguments"
     assert "max_read_lines" in e.value.message
+    assert child_pids() <= before
 
 
 def test_binary_not_found_says_how_to_get_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
