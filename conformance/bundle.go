@@ -18,6 +18,7 @@ type contract struct {
 	results map[string]*jsonschema.Schema // tool name → result schema
 	events  map[string]*jsonschema.Schema // event kind → schema
 	kinds   map[string]bool               // error kind → retry
+	init    *jsonschema.Schema            // the initialize result
 	err     error
 }
 
@@ -74,6 +75,10 @@ func compileContract(bundle []byte) contract {
 			c.err = fmt.Errorf("compiling %s: %w", e.Type, err)
 			return c
 		}
+	}
+	if c.init, err = ref("#/$defs/InitializeResult"); err != nil {
+		c.err = fmt.Errorf("compiling InitializeResult: %w", err)
+		return c
 	}
 	for _, k := range meta.XFsbox.ErrorKinds {
 		c.kinds[k.Kind] = k.Retry

@@ -250,6 +250,9 @@ func (r *runner) missingCaps() []string {
 				if a.Error != nil {
 					need["change_request_error"] = true
 				}
+				if a.Cancel {
+					need["cancel"] = true
+				}
 			}
 			for _, e := range append(append([]Entry{}, r.v.Workspace...), r.v.Outside...) {
 				if e.FIFO {
@@ -329,6 +332,12 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 		return false, ""
 	}
 	if m, ok := res.(map[string]any); ok {
+		if r.caps["descriptors"] && rpcErr == nil {
+			// Binding adapters report a reduced initialize; the wire result must fit the bundle.
+			if reason := validate(loadContract().init, m); reason != "" {
+				r.failf("initialize: result does not fit the schema bundle: %s", reason)
+			}
+		}
 		m["tool_names"] = toolNames(m["tools"])
 		if !overridesRoot && rpcErr == nil {
 			real, _ := filepath.EvalSymlinks(r.fx.Root)
@@ -492,6 +501,9 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 		}
 		if a.Error != nil {
 			return nil, a.Error
+		}
+		if a.Cancel {
+			return nil, cancelAnswer
 		}
 		res := map[string]any{"approve": a.Approve}
 		if a.Reason != "" {

@@ -54,7 +54,7 @@ type Target interface {
 
 // wireCaps are the capabilities of every target spoken to on the raw protocol.
 var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": true,
-	"change_request_fs": true, "change_request_error": true, "descriptors": true}
+	"change_request_fs": true, "change_request_error": true, "descriptors": true, "cancel": true}
 
 // DialFunc connects to a fresh server session, e.g. one in the same process.
 type DialFunc func(ctx context.Context) (io.ReadWriteCloser, error)

@@ -144,6 +144,9 @@ type Answer struct {
 	Error *RPCError `json:"error,omitempty"`
 	// FS is performed before answering (a change racing the approval).
 	FS []FSOp `json:"fs,omitempty"`
+	// Cancel sends $/cancel_request for the call instead of answering; the change request is
+	// answered (refused) only once the call has answered.
+	Cancel bool `json:"cancel,omitempty"`
 }
 
 // RPCError is a JSON-RPC error object.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
 // AnswerFunc answers one change_request; a non-nil *RPCError answers with that error.
@@ -46,7 +47,14 @@ type wireConn struct {
 	notify      chan struct{}
 	done        chan struct{}
 	readErr     error
+	// current is the id of the call request() is waiting for, and currentDone closes when it is
+	// answered: a scripted cancel sends $/cancel_request for it and withholds its answer until then.
+	current     string
+	currentDone chan struct{}
 }
+
+// cancelAnswer, returned by an AnswerFunc, cancels the call instead of answering its change request.
+var cancelAnswer = &RPCError{Message: "cancel the call"}
 
 func newWireConn(r io.Reader, w io.Writer, closeFn func() error) *wireConn {
 	c := &wireConn{w: w, close: closeFn, pending: map[string]chan map[string]any{},
@@ -138,6 +146,18 @@ func (c *wireConn) serverRequest(method string, id, params any, answer AnswerFun
 		resp["result"] = map[string]any{"approve": true}
 	default:
 		res, rpcErr := answer(params)
+		if rpcErr == cancelAnswer {
+			c.mu.Lock()
+			target, done := c.current, c.currentDone
+			c.mu.Unlock()
+			_ = c.writeMsg(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"id": target}})
+			select {
+			case <-done:
+			case <-c.done:
+			case <-time.After(30 * time.Second):
+			}
+			res, rpcErr = map[string]any{"approve": false, "reason": "cancelled"}, nil
+		}
 		if rpcErr != nil {
 			resp["error"] = rpcErr
 		} else {
@@ -166,9 +186,18 @@ func (c *wireConn) writeLine(b []byte) error {
 
 // send writes a request and returns the channel its response arrives on.
 func (c *wireConn) send(method string, params any) (chan map[string]any, error) {
+	return c.sendTracked(method, params, nil)
+}
+
+// sendTracked is send; with a non-nil done it also makes the request the current call, the one a
+// scripted cancel names.
+func (c *wireConn) sendTracked(method string, params any, done chan struct{}) (chan map[string]any, error) {
 	c.mu.Lock()
 	c.nextID++
 	id := fmt.Sprintf("c-%d", c.nextID)
+	if done != nil {
+		c.current, c.currentDone = id, done
+	}
 	ch := make(chan map[string]any, 1)
 	c.pending[idKey(id)] = ch
 	c.mu.Unlock()
@@ -198,10 +227,12 @@ func (c *wireConn) wait(ctx context.Context, ch chan map[string]any) (map[string
 // request sends one request and waits for it, collecting the events and change requests that
 // arrived meanwhile.
 func (c *wireConn) request(ctx context.Context, method string, params any, answer AnswerFunc) (*Outcome, error) {
+	done := make(chan struct{})
+	defer close(done)
 	c.mu.Lock()
 	c.events, c.crs, c.answer = nil, nil, answer
 	c.mu.Unlock()
-	ch, err := c.send(method, params)
+	ch, err := c.sendTracked(method, params, done)
 	if err != nil {
 		return nil, fmt.Errorf("writing the request: %w", err)
 	}
