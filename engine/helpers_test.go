@@ -21,13 +21,13 @@ import (
 //	"$OUTSIDE/x: t"    a file (or directory, link) in the outside directory
 //	"p |"              a FIFO
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	root    string // absolute, symlinks resolved
 	outside string // absolute sibling directory, never to be touched by the engine
 }
 
 // makeFixture builds the fixture in fresh temporary directories.
-func makeFixture(t *testing.T, lines ...string) *fixture {
+func makeFixture(t testing.TB, lines ...string) *fixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+// TestFnmatch pins the fnmatch dialect of allowed/denied/protected patterns (Python's
+// fnmatch.fnmatchcase plus the leading "**/" retry).
+func TestFnmatch(t *testing.T) {
+	cases := []struct {
+		pat, name string
+		want      bool
+	}{
+		{"*.py", "a.py", true},
+		{"*.py", "dir/sub/a.py", true}, // * crosses /
+		{"*.py", "a.pyc", false},
+		{"?", "/", true}, // ? crosses / too
+		{"a?c", "abc", true},
+		{"a?c", "ac", false},
+		{"src/*", "src/a/b.go", true},
+		{"src/*", "src", false},
+		{"**/*.go", "a.go", true}, // leading **/ also matches at the top
+		{"**/*.go", "x/y/a.go", true},
+		{"**/secrets*", "secrets.yaml", true},
+		{"**/secrets*", "config/secrets.yaml", true},
+		{"a/**/b", "a/b", false}, // ** is only special as a leading **/
+		{"a/**/b", "a/x/b", true},
+		{"[abc].txt", "b.txt", true},
+		{"[abc].txt", "d.txt", false},
+		{"[!abc].txt", "d.txt", true},
+		{"[!abc].txt", "a.txt", false},
+		{"[^a].txt", "^.txt", true}, // ^ is a literal member
+		{"[^a].txt", "b.txt", false},
+		{"[a-c]x", "bx", true},
+		{"[z-a]x", "zx", false}, // a reversed range matches nothing
+		{"[]]", "]", true},      // ] first is a member
+		{"[!]]", "a", true},
+		{"a[", "a[", true}, // an unclosed [ is literal
+		{"a[b", "a[b", true},
+		{"{a,b}", "a", false}, // no braces
+		{"{a,b}", "{a,b}", true},
+		{`a\*`, `a\x`, true}, // no escapes: \ is literal, * a wildcard
+		{"a.b", "axb", false},
+		{"(x)+", "(x)+", true},
+		{"*", ".", true},
+		{".env", ".env", true},
+		{".env", "apps/.env", false},
+		{"*", "a\nb", true},
+		{"[.]env", ".env", true},
+		{"[\\]", "\\", true},
+		{"é*", "été", true},
+	}
+	for _, c := range cases {
+		p, err := newFnPattern(c.pat, false)
+		if err != nil {
+			t.Errorf("newFnPattern(%q): %v", c.pat, err)
+			continue
+		}
+		if got := p.match(c.name); got != c.want {
+			t.Errorf("match(%q, %q) = %v; want %v (regexp %s)", c.pat, c.name, got, c.want, translateFnmatch(c.pat))
+		}
+	}
+}
+
+// TestAccessPatterns exercises the accessPolicy rules through the tools: defaults at depth,
+// ancestors, spelling versus resolved path, symlink aliases.
+func TestAccessPatterns(t *testing.T) {
+	fx := makeFixture(t,
+		".env: x\n", "apps/api/.env: x\n", "apps/.env.local: x\n", "sub/.git/config: x\n", ".git/config: x\n",
+		"certs/server.pem: x\n", "config/deploy.key: x\n", "config/secrets.yaml: x\n", "secrets.yaml: x\n",
+		"apps/env.example: x\n", "apps/api/prod.env: x\n", "docs/git/config.md: x\n",
+		"envlink => .env", "private/secret.txt: x\n", "config/secret.txt: x\n",
+		"alias.txt => creds.secret", "creds.secret: x\n", "pdir => private",
+	)
+	e := fx.engine(schema.Config{DeniedPatterns: []string{"private", "config/secret.txt", "*.secret"}})
+	cases := []struct {
+		path      string
+		read      schema.ErrorKind // "" = allowed
+		write     schema.ErrorKind
+		rulesCite string
+	}{
+		{".env", "", "protected", "2: default"},
+		{"apps/api/.env", "", "protected", "2: defaults bite at any depth"},
+		{"apps/.env.local", "", "protected", "2"},
+		{"sub/.git/config", "", "protected", "2"},
+		{".git/config", "", "protected", "2"},
+		{"certs/server.pem", "", "protected", "2"},
+		{"config/deploy.key", "", "protected", "2"},
+		{"config/secrets.yaml", "", "protected", "2"},
+		{"secrets.yaml", "", "protected", "2: **/ at the top"},
+		{"apps/env.example", "", "", "2: lookalike"},
+		{"apps/api/prod.env", "", "", "2: lookalike"},
+		{"docs/git/config.md", "", "", "2: lookalike"},
+		{"envlink", "", "protected", "2: resolved path"},
+		{"private/secret.txt", "denied", "denied", "3: ancestor"},
+		{"pdir/secret.txt", "denied", "denied", "3: ancestor of the resolved path"},
+		{"config/./secret.txt", "denied", "denied", "3: cleaned spelling"},
+		{"alias.txt", "denied", "denied", "3: resolved target"},
+		{"creds.secret", "denied", "denied", "3"},
+	}
+	for _, c := range cases {
+		for _, a := range []struct {
+			acc  access
+			want schema.ErrorKind
+		}{{accessRead, c.read}, {accessWrite, c.write}} {
+			_, _, err := e.resolveFor("test", c.path, a.acc)
+			switch {
+			case a.want == "" && err != nil:
+				t.Errorf("%s access %d = %s (%s); want allowed (rule %s)", c.path, a.acc, err.Kind, err.Msg, c.rulesCite)
+			case a.want != "" && (err == nil || err.Kind != a.want):
+				t.Errorf("%s access %d = %v; want %s (rule %s)", c.path, a.acc, err, a.want, c.rulesCite)
+			}
+		}
+	}
+	// A walk root is gated by denied patterns only (rule 3), never by allowed patterns (rule 4).
+	e2 := fx.engine(schema.Config{AllowedPatterns: []string{"*.yaml"}, DeniedPatterns: []string{"private"}})
+	if _, _, err := e2.resolveFor("test", ".", accessWalkRoot); err != nil {
+		t.Errorf("walk root . = %v; want allowed", err)
+	}
+	if _, _, err := e2.resolveFor("test", "private", accessWalkRoot); err == nil || err.Kind != "denied" {
+		t.Errorf("walk root private = %v; want denied", err)
+	}
+	if _, _, err := e2.resolveFor("test", "apps/env.example", accessRead); err == nil || err.Kind != "not_allowed" {
+		t.Errorf("not allowed read = %v", err)
+	}
+	// Rule 4: both spellings must be allowed: an allowed name cannot alias a file that is not.
+	fx.add("ok.yaml => apps/env.example")
+	if _, _, err := e2.resolveFor("test", "ok.yaml", accessRead); err == nil || err.Kind != "not_allowed" {
+		t.Errorf("allowed alias of a not-allowed file = %v; want not_allowed", err)
+	}
+	// An explicitly empty protected list disables protection; explicit patterns do not bite at depth.
+	e3 := fx.engine(schema.Config{ProtectedPatterns: &[]string{}})
+	if _, _, err := e3.resolveFor("test", ".env", accessWrite); err != nil {
+		t.Errorf("empty protected list: %v", err)
+	}
+	e4 := fx.engine(schema.Config{ProtectedPatterns: &[]string{".env"}})
+	if _, _, err := e4.resolveFor("test", "apps/api/.env", accessWrite); err != nil {
+		t.Errorf("explicit .env at depth: %v; want writable", err)
+	}
+}
+
+func TestPermissionRuleMatching(t *testing.T) {
+	fx := makeFixture(t, "x/a.txt: x\n", ".hidden/a: x\n", "y.txt: x\n")
+	e := fx.engine(schema.Config{Permissions: []schema.PermissionRule{
+		{Operations: []string{"read"}, Paths: []string{"/x/a.txt"}, Mode: "allow"},
+		{Operations: []string{"read", "write"}, Paths: []string{"/x/**"}, Mode: "deny"},
+		{Operations: []string{"write"}, Paths: []string{"/**/.hidden/**"}, Mode: "deny"},
+	}})
+	cases := []struct {
+		path string
+		acc  access
+		want schema.ErrorKind
+	}{
+		{"x/a.txt", accessRead, ""},                   // first match wins: allow
+		{"x/a.txt", accessWrite, "permission_denied"}, // the allow rule is read-only
+		{"x", accessRead, "permission_denied"},        // /x/** covers /x
+		{"x/new", accessWrite, "permission_denied"},
+		{".hidden/a", accessWrite, "permission_denied"}, // dotfiles matched
+		{".hidden/a", accessRead, ""},
+		{"y.txt", accessWrite, ""}, // no match allows
+	}
+	for _, c := range cases {
+		_, _, err := e.resolveFor("test", c.path, c.acc)
+		if (err == nil) != (c.want == "") || err != nil && err.Kind != c.want {
+			t.Errorf("%s access %d = %v; want %q", c.path, c.acc, err, c.want)
+		}
+	}
+}
+
+func TestNew_Validation(t *testing.T) {
+	fx := makeFixture(t, "sub/", "file.txt: x\n")
+	zero, neg := 0, -1
+	cases := []struct {
+		cfg  schema.Config
+		want string
+	}{
+		{schema.Config{MaxReadLines: &zero}, "max_read_lines must be a positive integer, got 0"},
+		{schema.Config{MaxReadChars: &neg}, "max_read_chars must be a positive integer, got -1"},
+		{schema.Config{MaxListResults: &zero}, "max_list_results must be a positive integer, got 0"},
+		{schema.Config{MaxSearchResults: &zero}, "max_search_results must be a positive integer, got 0"},
+		{schema.Config{MaxFindResults: &zero}, "max_find_results must be a positive integer, got 0"},
+		{schema.Config{Tools: []string{"bogus", "read_file", "grep"}}, "tools: Unknown filesystem tools: bogus, grep. Available: read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, read_multiple_files, directory_tree."},
+		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"read"}, Paths: []string{"/x"}, Mode: "ask"}}}, "permissions[0].mode: unknown mode 'ask' (want allow, deny or interrupt)"},
+		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"exec"}, Paths: []string{"/x"}, Mode: "deny"}}}, "permissions[0].operations: unknown operation 'exec' (want read or write)"},
+		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"read"}, Paths: []string{"/x"}, Mode: "interrupt"}}}, "permissions[0]: mode interrupt applies to write operations only"},
+		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"write"}, Paths: []string{"x/**"}, Mode: "deny"}}}, "permissions[0].paths[0]: 'x/**' must be anchored at the root with a leading /"},
+		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"write"}, Paths: []string{"/x/["}, Mode: "deny"}}}, "permissions[0].paths[0]: invalid glob '/x/['"},
+		{schema.Config{Cwd: "../elsewhere"}, "cwd '../elsewhere' is outside root_dir."},
+		{schema.Config{Cwd: "file.txt"}, "cwd 'file.txt' is not an existing directory inside root_dir."},
+		{schema.Config{RootDir: "/nonexistent/fsbox/root"}, "root_dir: '/nonexistent/fsbox/root' does not exist or cannot be resolved"},
+	}
+	for _, c := range cases {
+		if c.cfg.RootDir == "" {
+			c.cfg.RootDir = fx.root
+		}
+		_, err := New(c.cfg, Options{})
+		var ee *Error
+		if err == nil {
+			t.Errorf("New(%+v) = nil; want %q", c.cfg, c.want)
+			continue
+		}
+		ee = err.(*Error)
+		if ee.Kind != "invalid_arguments" || ee.Msg != c.want {
+			t.Errorf("New(%+v) = %s %q; want invalid_arguments %q", c.cfg, ee.Kind, ee.Msg, c.want)
+		}
+	}
+	// Tools in schema order, read_only keeping the reading ones, cwd resolved.
+	e := fx.engine(schema.Config{Tools: []string{"file_info", "write_file", "read_file"}, Cwd: "sub/../sub"})
+	if got := e.ToolNames(); len(got) != 3 || got[0] != "read_file" || got[1] != "write_file" || got[2] != "file_info" {
+		t.Errorf("ToolNames = %v", got)
+	}
+	if e.Cwd() != "sub" || e.RootDir() != fx.root || !e.ContentHashes() {
+		t.Errorf("Cwd %q RootDir %q hashes %v", e.Cwd(), e.RootDir(), e.ContentHashes())
+	}
+	ro := fx.engine(schema.Config{ReadOnly: true})
+	if got := ro.ToolNames(); len(got) != 5 {
+		t.Errorf("read_only tools = %v", got)
+	}
+	if _, err := tryCall(t, ro, "write_file", map[string]any{"path": "a", "content": ""}, Hooks{}); err == nil || err.Kind != "unknown_tool" {
+		t.Errorf("write_file under read_only = %v; want unknown_tool", err)
+	}
+	// DefaultRoot applies when RootDir is empty.
+	d, err := New(schema.Config{}, Options{DefaultRoot: fx.root})
+	if err != nil || d.RootDir() != fx.root {
+		t.Errorf("DefaultRoot: %v %v", d, err)
+	}
+	d.Close()
+}
+
+func TestCwd_PathsAndResults(t *testing.T) {
+	fx := makeFixture(t, "project/local.txt: local\n", "shared.txt: shared\n", "project/link.txt => target.txt", "project/target.txt: t\n")
+	e := fx.engine(schema.Config{Cwd: "project"})
+	if txt := resultText(mustCall(t, e, "read_file", map[string]any{"path": "../shared.txt"}, Hooks{})); txt != "[../shared.txt | 1 lines | hash:"+contentHash([]byte("shared\n"))+"]\n     1\tshared\n" {
+		t.Errorf("read ../shared.txt = %q", txt)
+	}
+	res := mustCall(t, e, "write_file", map[string]any{"path": "new.txt", "content": "x"}, Hooks{}).(*schema.WriteFileResult)
+	if fx.read("project/new.txt") != "x" || res.Path != "new.txt" {
+		t.Errorf("write from cwd: %q %q", fx.read("project/new.txt"), res.Path)
+	}
+	info := mustCall(t, e, "file_info", map[string]any{"path": fx.root + "/shared.txt"}, Hooks{}).(*schema.FileInfoResult)
+	if info.Path != "../shared.txt" {
+		t.Errorf("info path = %q", info.Path)
+	}
+	info = mustCall(t, e, "file_info", map[string]any{"path": "link.txt"}, Hooks{}).(*schema.FileInfoResult)
+	if info.SymlinkTarget != "target.txt" {
+		t.Errorf("symlink target = %q", info.SymlinkTarget)
+	}
+	if _, err := tryCall(t, e, "read_file", map[string]any{"path": "../../outside.txt"}, Hooks{}); err == nil || err.Kind != "outside_root" {
+		t.Errorf("escape from cwd = %v", err)
+	}
+}
+
+func TestPyRepr(t *testing.T) {
+	cases := map[string]string{
+		"a":           `'a'`,
+		"it's":        `"it's"`,
+		`it's "x"`:    `'it\'s "x"'`,
+		"tab\there":   `'tab\there'`,
+		"nl\n":        `'nl\n'`,
+		"\x00\x7f":    `'\x00\x7f'`,
+		"back\\slash": `'back\\slash'`,
+		"é\u200b":     `'é\u200b'`,
+		"\xff":        `'\udcff'`,
+		"\U0001F600":  "'\U0001F600'",
+	}
+	for in, want := range cases {
+		if got := pyRepr(in); got != want {
+			t.Errorf("pyRepr(%q) = %s; want %s", in, got, want)
+		}
+	}
+}
+
+func TestDecodeLenient(t *testing.T) {
+	cases := map[string]string{
+		"plain":            "plain",
+		"a\xffb":           "a\ufffdb",
+		"\xff\xfe":         "\ufffd\ufffd",
+		"\xe2\x82":         "\ufffd",             // one maximal subpart
+		"\xe2\x82a":        "\ufffda",            // truncated sequence then ASCII
+		"\xed\xa0\x80":     "\ufffd\ufffd\ufffd", // a surrogate: ED is valid only with 80..9F
+		"\xf0\x9f\x98":     "\ufffd",
+		"caf\xe9 needle\n": "caf\ufffd needle\n",
+	}
+	for in, want := range cases {
+		if got := decodeLenient([]byte(in)); got != want {
+			t.Errorf("decodeLenient(%q) = %q; want %q", in, got, want)
+		}
+		if n := runeCountLenient([]byte(in)); n != len([]rune(want)) {
+			t.Errorf("runeCountLenient(%q) = %d; want %d", in, n, len([]rune(want)))
+		}
+	}
+	if got := thousands(1234567); got != "1,234,567" {
+		t.Errorf("thousands = %s", got)
+	}
+}

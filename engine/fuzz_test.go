@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+// FuzzResolve feeds arbitrary paths to the resolver and read_file: resolution never panics,
+// never yields a path outside the root, a resolved existing path is never a symlink, and no read
+// ever returns the outside file's content or a host path.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"a", "../x", "in/../../out", "out/secret.txt", "chain/x", "loop/x", "/", "//a", "a/./b/", "dang", "in/f.txt", `C:\x`, "\x00", "link/../in/f.txt"} {
+		f.Add(s)
+	}
+	fx := makeFixture(f, "in/f.txt: inside\n", "link => in", "out => $OUTSIDE", "chain => link/../out",
+		"loop => loop/x", "dang => nowhere", "abs => $ROOT/in", "$OUTSIDE/secret.txt: OUTSIDE\n")
+	e := fx.engine(schema.Config{})
+	f.Fuzz(func(t *testing.T, p string) {
+		if !utf8.ValidString(p) {
+			return // JSON cannot carry it: arguments are always valid UTF-8
+		}
+		for _, spelling := range []string{p, fx.root + "/" + p} {
+			r, rerr := e.resolve("fuzz", spelling)
+			if rerr == nil {
+				if r.rel != "." && (strings.HasPrefix(r.rel, "/") || r.rel == ".." || strings.HasPrefix(r.rel, "../") || strings.Contains(r.rel, "/../")) {
+					t.Fatalf("resolve(%q) = %q leaves the root", spelling, r.rel)
+				}
+				if r.exists {
+					fi, err := os.Lstat(filepath.Join(fx.root, r.rel))
+					if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+						t.Fatalf("resolve(%q) = %q, which is %v %v", spelling, r.rel, fi, err)
+					}
+				}
+			}
+			res, cerr := tryCall(t, e, "read_file", map[string]any{"path": spelling}, Hooks{})
+			text := resultText(res)
+			if cerr != nil {
+				text = cerr.Msg
+			}
+			if strings.Contains(text, "OUTSIDE") {
+				t.Fatalf("read_file(%q) read outside the root: %q", spelling, text)
+			}
+			assertNoHostPath(t, fx, text, spelling)
+		}
+	})
+}
+
+// fnmatchRef is a reference matcher for patterns of literals, "*" and "?" only (both cross "/").
+func fnmatchRef(pat, name []rune) bool {
+	if len(pat) == 0 {
+		return len(name) == 0
+	}
+	switch pat[0] {
+	case '*':
+		for i := 0; i <= len(name); i++ {
+			if fnmatchRef(pat[1:], name[i:]) {
+				return true
+			}
+		}
+		return false
+	case '?':
+		return len(name) > 0 && fnmatchRef(pat[1:], name[1:])
+	}
+	return len(name) > 0 && pat[0] == name[0] && fnmatchRef(pat[1:], name[1:])
+}
+
+// FuzzFnmatch checks the translator never fails or panics, and agrees with fnmatchRef on
+// patterns without classes.
+func FuzzFnmatch(f *testing.F) {
+	for _, s := range [][2]string{{"*.py", "a/b.py"}, {"a?c", "abc"}, {"**/x", "x"}, {"[a-", "[a-"}, {"[!]x]", "a"}, {"*a*a*a", "aaaa"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		if len(pat) > 64 {
+			return
+		}
+		p, err := newFnPattern(pat, true)
+		if err != nil {
+			t.Fatalf("newFnPattern(%q): %v (regexp %s)", pat, err, translateFnmatch(pat))
+		}
+		got := p.matchOne(name)
+		if strings.ContainsRune(pat, '[') || strings.HasPrefix(pat, "**/") || !utf8.ValidString(pat) || !utf8.ValidString(name) {
+			return
+		}
+		if want := fnmatchRef([]rune(pat), []rune(name)); got != want {
+			t.Fatalf("match(%q, %q) = %v; reference says %v", pat, name, got, want)
+		}
+	})
+}
+
+// FuzzEdit checks applyReplacements: it succeeds exactly when old occurs once, and then every
+// byte outside the replaced span is kept verbatim; it never panics on any bytes.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte("one\r\ntwo\r\n"), "one", "ONE")
+	f.Add([]byte("a\xffb\nx x"), "x", "y")
+	f.Add([]byte(""), "", "y")
+	f.Fuzz(func(t *testing.T, content []byte, old, new string) {
+		r := &resolved{rel: "f.txt", spelling: "f.txt"}
+		out, err := applyReplacements("edit_file", r, "f.txt", content, []schema.Replacement{{OldText: old, NewText: new}})
+		n := 0
+		if old != "" {
+			n = bytes.Count(content, []byte(old))
+		}
+		if (err == nil) != (n == 1) {
+			t.Fatalf("applyReplacements(%q, %q) err=%v with %d occurrences", content, old, err, n)
+		}
+		if err != nil {
+			return
+		}
+		at := bytes.Index(content, []byte(old))
+		want := append(append(append([]byte(nil), content[:at]...), new...), content[at+len(old):]...)
+		if !bytes.Equal(out, want) {
+			t.Fatalf("applyReplacements(%q, %q, %q) = %q; want %q", content, old, new, out, want)
+		}
+	})
+}
+
+// FuzzRuneCounter checks that counting a stream in arbitrary chunks agrees with counting it
+// whole, which the oversized-line notice relies on.
+func FuzzRuneCounter(f *testing.F) {
+	f.Add([]byte("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xff\xe2\x82"), uint8(3))
+	f.Fuzz(func(t *testing.T, b []byte, step uint8) {
+		k := int(step%7) + 1
+		var rc runeCounter
+		for i := 0; i < len(b); i += k {
+			rc.write(b[i:min(i+k, len(b))])
+		}
+		if got, want := rc.total(), runeCountLenient(b); got != want {
+			t.Fatalf("chunked count of %q by %d = %d; want %d", b, k, got, want)
+		}
+	})
+}
