@@ -56,7 +56,7 @@ test("lines far bigger than a pipe chunk, with multi-byte characters, arrive who
   }
 });
 
-test("a server killed mid-call fails every pending call at once", async () => {
+test("a server killed mid-call fails every pending call at once", { timeout: 10_000 }, async () => {
   const held: FileChangeRequest[] = [];
   let allHeld: () => void = () => {};
   const heldAll = new Promise<void>((resolve) => (allHeld = resolve));
@@ -87,7 +87,7 @@ test("a server killed mid-call fails every pending call at once", async () => {
   assert.equal(alive(pid), false);
 });
 
-test("an aborted signal cancels a pending call with -32800", async () => {
+test("an aborted signal cancels a pending call with -32800", { timeout: 10_000 }, async () => {
   const controller = new AbortController();
   const fs = await start(tempRoot(), {
     onChangeRequest: () => {
@@ -107,7 +107,7 @@ test("an aborted signal cancels a pending call with -32800", async () => {
   }
 });
 
-test("close is idempotent and leaves no process behind", async () => {
+test("close is idempotent and leaves no process behind", { timeout: 10_000 }, async () => {
   const fs = await start(tempRoot({ "a.txt": "alpha\n" }));
   const pid = fs.pid;
   assert.ok(pid !== undefined && alive(pid));
@@ -121,10 +121,16 @@ test("close is idempotent and leaves no process behind", async () => {
   await assert.rejects(fs.readFile({ path: "a.txt" }), ConnectionError);
 });
 
-test("close kills a server that does not exit", async () => {
+test("close kills a server that does not exit", { timeout: 10_000 }, async (t) => {
   const fs = await start(tempRoot(), { closeTimeoutMs: 100 });
   const pid = fs.pid;
   assert.ok(pid !== undefined);
+  // Should close fail to kill it, a stopped child would keep this test process alive for good.
+  t.after(() => {
+    if (alive(pid)) {
+      process.kill(pid, "SIGKILL");
+    }
+  });
   process.kill(pid, "SIGSTOP"); // it can no longer answer shutdown or see EOF
   await fs.close();
   assert.equal(alive(pid), false);
