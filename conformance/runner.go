@@ -149,13 +149,25 @@ type runner struct {
 	fx   *Fixture
 	m    *matcher
 	sess Session
+	mu   sync.Mutex
 	bad  []string
 	// events is the events capability the session was opened with.
 	events bool
 }
 
-func (r *runner) failf(format string, args ...any) {
-	r.bad = append(r.bad, fmt.Sprintf(format, args...))
+// failf records a failure; change-request answers call it from the connection's goroutines.
+func (r *runner) failf(format string, args ...any) { r.addFailures(fmt.Sprintf(format, args...)) }
+
+func (r *runner) addFailures(msgs ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bad = append(r.bad, msgs...)
+}
+
+func (r *runner) failures() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.bad)
 }
 
 func (r *runner) run(ctx context.Context) (res Result) {
@@ -205,7 +217,7 @@ func (r *runner) run(ctx context.Context) (res Result) {
 	if outsideAfter, err := Snapshot(fx.Outside); err != nil {
 		r.failf("runner: %v", err)
 	} else {
-		r.bad = append(r.bad, diffSnapshots(outsideBefore, outsideAfter)...)
+		r.addFailures(diffSnapshots(outsideBefore, outsideAfter)...)
 	}
 	if len(r.bad) > 0 {
 		res.Status, res.Failures = "fail", r.bad
@@ -295,16 +307,16 @@ func (r *runner) body(ctx context.Context) string {
 		if l := r.v.Steps[i].Label; l != "" {
 			label += " (" + l + ")"
 		}
-		before := len(r.bad)
+		before := r.failures()
 		if skip := r.step(vctx, &r.v.Steps[i], label); skip != "" {
 			return skip
 		}
-		if len(r.bad) > before {
+		if r.failures() > before {
 			break // later steps build on this one; their failures would only repeat it
 		}
 	}
-	if len(r.bad) == 0 {
-		r.bad = append(r.bad, r.fx.Check(r.v.After)...)
+	if r.failures() == 0 {
+		r.addFailures(r.fx.Check(r.v.After)...)
 	}
 	return ""
 }
@@ -473,7 +485,7 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 			r.failf("%s: outcomes %s, want %s", label, show(counts), show(want))
 		}
 	}
-	r.bad = append(r.bad, prefixAll(label+": ", r.fx.Check(st.After))...)
+	r.addFailures(prefixAll(label+": ", r.fx.Check(st.After))...)
 	return ""
 }
 
