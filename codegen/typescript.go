@@ -34,8 +34,9 @@ const (
 // tsClientMembers are the members of the hand-written Client (and of GeneratedClient) that a tool
 // method must not shadow.
 var tsClientMembers = map[string]bool{
-	"call": true, "callTool": true, "close": true, "constructor": true, "listTools": true,
-	"pid": true, "schema": true, "session": true, "start": true, "tools": true,
+	"call": true, "callTool": true, "close": true, "closeTimeoutMs": true, "constructor": true,
+	"listTools": true, "pid": true, "schema": true, "session": true, "start": true, "tools": true,
+	"transport": true,
 }
 
 // tsEmittedNames are the names types.gen.ts declares besides the $defs types.

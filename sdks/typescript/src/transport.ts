@@ -137,6 +137,13 @@ export class Transport {
       return Promise.reject(new ConnectionError("the fsbox client is closed"));
     }
     const id = this.nextId++;
+    // Serialised first, so arguments JSON cannot hold (a BigInt, a cycle) reject before anything is sent.
+    let line: string;
+    try {
+      line = encode(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     const { signal } = options;
     return new Promise<ClientMethods[M]["result"]>((resolve, reject) => {
       const onAbort = (): void => this.notify("$/cancel_request", { id });
@@ -154,7 +161,7 @@ export class Transport {
           reject(err);
         },
       });
-      this.send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+      this.child.stdin.write(line);
       if (signal?.aborted) {
         onAbort();
       } else {
@@ -193,7 +200,7 @@ export class Transport {
   }
 
   private send(message: object): void {
-    this.child.stdin.write(JSON.stringify(message) + "\n");
+    this.child.stdin.write(encode(message));
   }
 
   /** receive handles one line of the server's stdout. */
@@ -275,6 +282,11 @@ export class Transport {
       call.reject(err);
     }
   }
+}
+
+/** encode renders one protocol message as its line. */
+function encode(message: object): string {
+  return JSON.stringify(message) + "\n";
 }
 
 /** within waits for p at most timeoutMs and says whether it settled in time. */
