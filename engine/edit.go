@@ -33,7 +33,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if rerr != nil {
 		return nil, rerr
 	}
-	f, _, oerr := e.openRegular(c.tool, r)
+	r, f, _, oerr := e.openStable(c.tool, r, accessWrite)
 	if oerr != nil {
 		return nil, oerr
 	}

@@ -53,6 +53,30 @@ func (e *Engine) openRegular(op string, r *resolved) (*os.File, fs.FileInfo, *Er
 	return f, fi, nil
 }
 
+// maxReopens bounds how often openStable re-resolves a file that was replaced under it.
+const maxReopens = 3
+
+// openStable is openRegular for a file that may be replaced concurrently by an atomic rename
+// (another write_file): when the opened file is not the one resolved, the spelling is resolved
+// and checked again (same resolved path required) and the open retried, so a reader sees the new
+// content instead of an error. It returns the resolution the file matches.
+func (e *Engine) openStable(op string, r *resolved, a access) (*resolved, *os.File, fs.FileInfo, *Error) {
+	for i := 0; ; i++ {
+		f, fi, err := e.openRegular(op, r)
+		if err == nil || err.Kind != kindChanged || i == maxReopens {
+			return r, f, fi, err
+		}
+		again, _, rerr := e.resolveFor(op, r.spelling, a)
+		if rerr != nil {
+			return nil, nil, nil, rerr
+		}
+		if again.rel != r.rel {
+			return nil, nil, nil, err
+		}
+		r = again
+	}
+}
+
 // wantRegular checks, on the resolution, that r names an existing regular file.
 func (e *Engine) wantRegular(op string, r *resolved) *Error {
 	switch {

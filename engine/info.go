@@ -33,10 +33,11 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 		lines = append(lines, "type: file", fmt.Sprintf("size: %d bytes", res.Size))
 	default:
 		res.Type = "file"
-		f, fi, oerr := e.openRegular(c.tool, r)
+		r2, f, fi, oerr := e.openStable(c.tool, r, accessRead)
 		if oerr != nil {
 			return nil, oerr
 		}
+		r = r2
 		sc, err := e.scan(c.ctx, f, scanWindow{})
 		f.Close()
 		if err != nil {

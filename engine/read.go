@@ -47,7 +47,7 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	if rerr != nil {
 		return nil, rerr
 	}
-	f, _, oerr := e.openRegular(c.tool, r)
+	r, f, _, oerr := e.openStable(c.tool, r, accessRead)
 	if oerr != nil {
 		return nil, oerr
 	}

@@ -36,9 +36,10 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	var old []byte
 	oldKnown, current := false, absentHash
 	if r.exists && (expected != "" || needAsk) {
-		f, _, oerr := e.openRegular(c.tool, r)
+		r2, f, _, oerr := e.openStable(c.tool, r, accessWrite)
 		switch {
 		case oerr == nil:
+			r = r2
 			var size int64
 			var err error
 			old, current, size, err = readHead(f, maxAnnouncedOldBytes+1)
