@@ -108,8 +108,8 @@ func TestFIFO_SwappedInAfterResolution(t *testing.T) {
 // A one-line window of a multi-GB file is rendered in a bounded amount of memory: the scan
 // never holds more than the window and one read buffer.
 func TestReadFile_HugeFileBoundedMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 2 GiB")
+	if testing.Short() || raceEnabled {
+		t.Skip("reads 2 GiB twice; skipped with -short and -race")
 	}
 	fx := makeFixture(t)
 	p := fx.abs("huge.txt")
