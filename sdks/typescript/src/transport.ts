@@ -130,11 +130,11 @@ export class Transport {
     params: ClientMethods[M]["params"],
     options: CallOptions = {},
   ): Promise<ClientMethods[M]["result"]> {
-    if (this.failure !== undefined) {
-      return Promise.reject(this.failure);
-    }
     if (this.closing !== undefined && method !== "shutdown") {
       return Promise.reject(new ConnectionError("the fsbox client is closed"));
+    }
+    if (this.failure !== undefined) {
+      return Promise.reject(this.failure);
     }
     const id = this.nextId++;
     // Serialised first, so arguments JSON cannot hold (a BigInt, a cycle) reject before anything is sent.

@@ -118,7 +118,28 @@ test("close is idempotent and leaves no process behind", { timeout: 10_000 }, as
   assert.equal(alive(pid), false);
   assert.ok(!children().includes(pid));
   await fs.close();
-  await assert.rejects(fs.readFile({ path: "a.txt" }), ConnectionError);
+  await assert.rejects(fs.readFile({ path: "a.txt" }), (e: unknown) => e instanceof ConnectionError && /closed/.test(e.message));
+});
+
+test("arguments that cannot be sent reject the call and leave the connection usable", async () => {
+  const fs = await start(tempRoot({ "a.txt": "alpha\n" }));
+  try {
+    await assert.rejects(fs.call("read_file", { path: "a.txt", offset: 1n }), TypeError);
+    assert.equal((await fs.readFile({ path: "a.txt" })).total_lines, 1);
+  } finally {
+    await fs.close();
+  }
+});
+
+test("schema returns the server's bundle", async () => {
+  const fs = await start(tempRoot());
+  try {
+    const bundle = (await fs.schema()) as { $defs: Record<string, unknown>; "x-fsbox": { protocol_version: string } };
+    assert.ok("ReadFileArgs" in bundle.$defs);
+    assert.equal(bundle["x-fsbox"].protocol_version, "1");
+  } finally {
+    await fs.close();
+  }
 });
 
 test("close kills a server that does not exit", { timeout: 10_000 }, async (t) => {
