@@ -56,7 +56,7 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	}
 	abs, err := filepath.Abs(given)
 	if err != nil {
-		return nil, configError("root_dir: cannot make %s absolute: %v", pyRepr(given), err)
+		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot make %s absolute", pyRepr(given)), Err: err}
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
@@ -82,7 +82,7 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, perr
 	}
 	if e.root, err = os.OpenRoot(real); err != nil {
-		return nil, configError("root_dir: cannot open %s: %v", pyRepr(given), err)
+		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
 	}
 	e.cwd = "."
 	if cfg.Cwd != "" && cfg.Cwd != "." {
