@@ -3,11 +3,9 @@ package engine
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -45,6 +43,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	}
 	dir.close() // doublestar opens directories by path, through walkFS
 	fsys := &walkFS{e: e, real: map[string]string{r.rel: r.rel}}
+	defer fsys.close()
 	full := pattern
 	if r.rel != "." {
 		full = escapeGlob(r.rel) + "/" + pattern
@@ -234,6 +233,49 @@ type walkFS struct {
 	e     *Engine
 	real  map[string]string // spelling (root-relative) → resolved path; only doublestar's goroutine
 	reads int               // ReadDir calls so far (find rule 5)
+	open_ []openDir         // directories listed along the walk's current path, outermost first
+}
+
+// openDir is a directory walkFS listed, kept open while the walk is below it so its
+// subdirectories open with one openat each (doublestar walks depth first).
+type openDir struct {
+	real string
+	h    dirHandle
+}
+
+// open returns a fresh handle on the resolved directory real (a listing consumes one): relative
+// to its parent's handle when the parent is open, else from the root. The handle is kept as a
+// parent for what the walk lists next.
+func (w *walkFS) open(real string) (dirHandle, error) {
+	parent, leaf := parentRel(real)
+	for len(w.open_) > 0 {
+		top := w.open_[len(w.open_)-1].real
+		if top == "." || top == parent || strings.HasPrefix(parent, top+"/") {
+			break
+		}
+		w.open_[len(w.open_)-1].h.close()
+		w.open_ = w.open_[:len(w.open_)-1]
+	}
+	var h dirHandle
+	var err error
+	if n := len(w.open_); n > 0 && w.open_[n-1].real == parent && real != "." {
+		h, err = w.open_[n-1].h.child(leaf)
+	} else {
+		h, err = openDirHandle(w.e, real, nil)
+	}
+	if err != nil {
+		return dirHandle{}, err
+	}
+	w.open_ = append(w.open_, openDir{real: real, h: h})
+	return h, nil
+}
+
+// close closes every handle still open.
+func (w *walkFS) close() {
+	for _, d := range w.open_ {
+		d.h.close()
+	}
+	w.open_ = nil
 }
 
 // realOf returns the resolved path of a root-relative spelling.
@@ -276,13 +318,12 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if len(w.e.policy.denied) > 0 && w.e.walkDenied(real, name) {
 		return nil, nil // rule 4 of the walk: nothing below a denied directory is shown
 	}
-	f, err := w.e.root.OpenFile(real, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	h, err := w.open(real)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	ents, err := h.list()
+	sortEntries(ents)
 	for _, de := range ents {
 		if de.IsDir() {
 			w.real[joinChild(name, de.Name())] = joinChild(real, de.Name())

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"io/fs"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -182,7 +181,7 @@ type searchWalk struct {
 
 // walk queues the visible files below d in order; it returns false once the search stopped.
 func (w *searchWalk) walk(d *sharedDir) bool {
-	raw, err := d.readNames()
+	raw, err := d.readTypes()
 	if err != nil && len(raw) == 0 {
 		return w.ctx.Err() == nil // an unreadable directory is skipped, like rg does
 	}
@@ -278,7 +277,7 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 // file. When patterns filter reads, a real entry is also checked to be the file the walk saw, so
 // a swap for a symlink cannot show a denied file under an allowed name; without such patterns
 // every file the directory handle can reach is readable anyway.
-func (s *searcher) open(j *searchJob) (*os.File, int64, bool) {
+func (s *searcher) open(j *searchJob) (entryFile, int64, bool) {
 	if j.link != nil {
 		f, fi, err := s.e.openRegular(s.c.tool, j.link)
 		if err != nil {
@@ -286,24 +285,7 @@ func (s *searcher) open(j *searchJob) (*os.File, int64, bool) {
 		}
 		return f, fi.Size(), true
 	}
-	var before fs.FileInfo
-	if s.filter.filters {
-		fi, err := j.dir.root.Lstat(j.name)
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil, 0, false
-		}
-		before = fi
-	}
-	f, err := j.dir.root.OpenFile(j.name, openFlagsRead, 0)
-	if err != nil {
-		return nil, 0, false
-	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || before != nil && !os.SameFile(fi, before) {
-		f.Close()
-		return nil, 0, false
-	}
-	return f, fi.Size(), true
+	return j.dir.h.openEntry(j.name, s.filter.filters)
 }
 
 // searchOne searches the single file r (the search path named a file).

@@ -24,8 +24,9 @@ const (
 // contain, lines are found by searching the buffer for that literal (bytes.Index, vectorised)
 // and only those lines are given to the regexp.
 type lineMatcher struct {
-	re  *regexp.Regexp
-	lit []byte // required literal, nil when there is none worth using
+	re   *regexp.Regexp
+	lit  []byte // required literal, nil when there is none worth using
+	rare int    // index in lit of its least common byte, or -1 to use bytes.Index
 }
 
 // newLineMatcher compiles pattern (RE2 syntax, as regexp.Compile).
@@ -34,13 +35,67 @@ func newLineMatcher(pattern string) (*lineMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &lineMatcher{re: re}
+	m := &lineMatcher{re: re, rare: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		if lit := requiredLiteral(tree.Simplify()); lit != "" {
 			m.lit = []byte(lit)
+			m.rare = rarestByte(m.lit)
 		}
 	}
 	return m, nil
+}
+
+// rarestByte returns the index of the byte of lit that is least common in source code and prose,
+// when it is rare enough that scanning for it (bytes.IndexByte, vectorised) and verifying the
+// literal around each hit beats bytes.Index, which scans for the literal's first byte; -1
+// otherwise. "func (*Reader)" is found by its "R", not by every "f" of a Go file.
+func rarestByte(lit []byte) int {
+	best, bestRank := -1, 256
+	for i, c := range lit {
+		if r := byteRank(c); r < bestRank {
+			best, bestRank = i, r
+		}
+	}
+	if bestRank >= byteRank('a') {
+		return -1
+	}
+	return best
+}
+
+// commonBytes lists bytes from most to least frequent in typical source files (whitespace,
+// lower-case letters in English order, the punctuation of C-like languages).
+const commonBytes = " \te\ntaoinsrlhdcu.(),_pmf\"=g;:b/y{}w*vk0-1x&[]<>2#!'3+|q4j5z6789%"
+
+// byteRank orders bytes by how common they are: the position in commonBytes, then upper-case
+// letters, then everything else (rarest).
+func byteRank(c byte) int {
+	if i := bytes.IndexByte([]byte(commonBytes), c); i >= 0 {
+		return 255 - len(commonBytes) + i
+	}
+	if 'A' <= c && c <= 'Z' {
+		return 100 + int(c-'A')
+	}
+	return 0
+}
+
+// index returns the offset of the first occurrence of m.lit in s, or -1.
+func (m *lineMatcher) index(s []byte) int {
+	if m.rare < 0 {
+		return bytes.Index(s, m.lit)
+	}
+	k, c, n := m.rare, m.lit[m.rare], len(m.lit)
+	for pos := k; pos < len(s); {
+		j := bytes.IndexByte(s[pos:], c)
+		if j < 0 {
+			return -1
+		}
+		start := pos + j - k
+		if start+n <= len(s) && bytes.Equal(s[start:start+n], m.lit) {
+			return start
+		}
+		pos += j + 1
+	}
+	return -1
 }
 
 // requiredLiteral returns the longest literal string that every match of re contains, or "".
@@ -142,7 +197,7 @@ func (m *lineMatcher) scanLines(region []byte, lines *int, emit func(int, []byte
 	for off < len(region) {
 		start := off
 		if m.lit != nil {
-			i := bytes.Index(region[off:], m.lit)
+			i := m.index(region[off:])
 			if i < 0 {
 				*lines += bytes.Count(region[off:], newline)
 				return true

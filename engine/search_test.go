@@ -296,3 +296,23 @@ func TestRequiredLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestLineMatcher_Index checks the rare-byte literal search against bytes.Index.
+func TestLineMatcher_Index(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, lit := range []string{"func (*Reader)", "Reader", "aaR", "RR", "x", "é*", "ab"} {
+		m := &lineMatcher{lit: []byte(lit), rare: rarestByte([]byte(lit))}
+		for range 2000 {
+			b := make([]byte, rng.IntN(40))
+			for i := range b {
+				b[i] = "Rabefunc (*eader)xé"[rng.IntN(20)]
+			}
+			if got, want := m.index(b), bytes.Index(b, m.lit); got != want {
+				t.Fatalf("index(%q, %q) = %d; want %d (rare %d)", b, lit, got, want, m.rare)
+			}
+		}
+	}
+	if r := rarestByte([]byte("func (*Reader)")); r != 7 {
+		t.Errorf("rarestByte(func (*Reader)) = %d; want 7 (R)", r)
+	}
+}

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"errors"
 	"io/fs"
-	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -32,12 +34,22 @@ import (
 //     entry was really dropped.
 
 // walkDir is one directory being walked: its resolved and spelled root-relative paths and a
-// handle confined to it, so each entry is opened with one openat instead of a walk from the root.
+// handle on it (dirHandle: a bare descriptor on Linux, an os.Root confined to it elsewhere), so
+// entries are listed, stat'ed and opened relative to it, one name at a time.
 type walkDir struct {
-	rel  string   // resolved root-relative path, no symlinks at the time it was opened
-	lex  string   // the walk's spelling of it, root-relative
-	root *os.Root // confined to this directory
+	rel string // resolved root-relative path, no symlinks at the time it was opened
+	lex string // the walk's spelling of it, root-relative
+	h   dirHandle
 }
+
+// entryFile is a file a walk opened for reading.
+type entryFile interface {
+	Read(p []byte) (int, error)
+	Close() error
+}
+
+// errDirSwapped reports a directory that is no longer the one resolve saw.
+var errDirSwapped = errors.New("directory changed since it was resolved")
 
 // walkEntry is one visible entry of a directory, resolved through its symlinks (rule 3).
 type walkEntry struct {
@@ -52,8 +64,8 @@ type walkEntry struct {
 
 // openWalkRoot resolves spelling (default ".") as a walk root and opens it (rule 1). It returns
 // the resolution too, for events and messages. A missing path is not_found, a file is
-// not_a_directory unless allowFile is set, in which case dir is nil and the caller handles the
-// single file.
+// not_a_directory unless allowFile is set (and the spelling does not end in "/"), in which case
+// dir is nil and the caller handles the single file.
 func (e *Engine) openWalkRoot(c *call, spelling string, allowFile bool) (*resolved, *walkDir, *Error) {
 	if spelling == "" {
 		spelling = "."
@@ -69,50 +81,101 @@ func (e *Engine) openWalkRoot(c *call, spelling string, allowFile bool) (*resolv
 		return nil, nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", spelling)
 	}
 	if !r.info.IsDir() {
-		if allowFile {
+		if allowFile && !r.dirSlash {
 			return r, nil, nil
 		}
 		return nil, nil, errorf(c.tool, r.rel, kindNotADirectory, "Not a directory: %s", spelling)
 	}
 	// The handle is checked to be the directory resolve saw, so a swap in between cannot redirect
 	// the walk (os.Root already keeps it inside the root).
-	sub, oerr := e.root.OpenRoot(r.rel)
+	h, oerr := openDirHandle(e, r.rel, r.info)
+	if oerr == errDirSwapped {
+		return nil, nil, errChanged(c.tool, r)
+	}
 	if oerr != nil {
 		return nil, nil, e.openError(c.tool, r, oerr)
-	}
-	if fi, serr := sub.Stat("."); serr != nil || !sameFile(fi, r.info) {
-		sub.Close()
-		return nil, nil, errChanged(c.tool, r)
 	}
 	lex := r.lexical
 	if lex == "" {
 		lex = r.rel
 	}
-	return r, &walkDir{rel: r.rel, lex: lex, root: sub}, nil
+	return r, &walkDir{rel: r.rel, lex: lex, h: h}, nil
 }
 
 // close releases the directory handle.
-func (d *walkDir) close() { d.root.Close() }
+func (d *walkDir) close() { d.h.close() }
 
 // child opens the real subdirectory ent of d (never a symlink: rule 4).
 func (d *walkDir) child(ent *walkEntry) (*walkDir, error) {
-	sub, err := d.root.OpenRoot(ent.name)
+	h, err := d.h.child(ent.name)
 	if err != nil {
 		return nil, err
 	}
-	return &walkDir{rel: ent.rel, lex: ent.lex, root: sub}, nil
+	return &walkDir{rel: ent.rel, lex: ent.lex, h: h}, nil
 }
 
-// readNames returns the raw entries of d sorted by name (rule 5), without "." and "..".
+// readNames returns the entries of d sorted by name (rule 5); files (not directories, not
+// links: those need no size) carry their Lstat, taken relative to d. A system call costs a microsecond or more on a virtual machine, so a
+// large directory is stat'ed by a few goroutines at once.
 func (d *walkDir) readNames() ([]fs.DirEntry, error) {
-	f, err := d.root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
+	ents, err := d.readTypes()
+	if len(ents) == 0 {
 		return nil, err
 	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	out := make([]fs.DirEntry, len(ents))
+	stat := func(i int) {
+		de := ents[i]
+		if de.Type()&(fs.ModeDir|fs.ModeSymlink) != 0 {
+			out[i] = de
+			return
+		}
+		fi, serr := d.h.lstat(de.Name())
+		if serr != nil {
+			return // gone meanwhile
+		}
+		out[i] = fs.FileInfoToDirEntry(fi)
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4, len(ents)/statBatch+1)
+	if workers <= 1 {
+		for i := range ents {
+			stat(i)
+		}
+	} else {
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					lo := int(next.Add(statBatch)) - statBatch
+					if lo >= len(ents) {
+						return
+					}
+					for i := lo; i < min(lo+statBatch, len(ents)); i++ {
+						stat(i)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	return slices.DeleteFunc(out, func(de fs.DirEntry) bool { return de == nil }), err
+}
+
+// statBatch is how many entries one goroutine of readNames stats at a time.
+const statBatch = 32
+
+// readTypes returns the entries of d sorted by name with their types only, which is all the
+// content search needs.
+func (d *walkDir) readTypes() ([]fs.DirEntry, error) {
+	ents, err := d.h.list()
+	sortEntries(ents)
 	return ents, err
+}
+
+func sortEntries(ents []fs.DirEntry) {
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 }
 
 // walkFilter holds what a walk needs from the access policy, computed once per call.
@@ -155,14 +218,15 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		r = res
 		ent.rel, ent.info, ent.mode = res.rel, res.info, res.info.Mode().Type()
 	} else {
-		if needInfo {
-			fi, err := d.root.Lstat(name)
+		if needInfo && !ent.mode.IsDir() {
+			fi, err := de.Info()
 			if err != nil {
 				return walkEntry{}, false // deleted meanwhile
 			}
-			ent.info, ent.mode = fi, fi.Mode().Type()
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				return walkEntry{}, false // swapped for a link meanwhile; not shown this time
+			ent.info = fi
+			ent.mode = fi.Mode().Type()
+			if ent.mode&fs.ModeSymlink != 0 {
+				return walkEntry{}, false // swapped for a link since the listing; not shown this time
 			}
 		}
 		if f.filters {

@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+// Benchmarks of the walkers through Engine.Call, on a generated tree and, when it exists, on
+// $(go env GOROOT)/src (read only). They measure; they assert nothing about time.
+//
+//	go test ./engine -run '^$' -bench 'List|Tree|Search|Find' -benchmem
+
+var (
+	benchTreeOnce sync.Once
+	benchTreeDir  string
+)
+
+// benchTree builds (once per process) 40 directories of 25 Go-like files, about 4 KB each, with
+// one in 50 files holding the needle line, plus a 300-entry flat directory.
+func benchTree(b *testing.B) string {
+	benchTreeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fsbox-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var body strings.Builder
+		for i := range 80 {
+			fmt.Fprintf(&body, "func helper%d(r *Reader) (int, error) { return r.n + %d, nil }\n", i, i)
+		}
+		for d := range 40 {
+			for f := range 25 {
+				p := filepath.Join(dir, fmt.Sprintf("pkg%02d/sub%d/file%02d.go", d, f%3, f))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				content := "package p\n\n" + body.String()
+				if (d*25+f)%50 == 0 {
+					content += "// NEEDLE: the line search benchmarks look for\n"
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		for i := range 300 {
+			os.MkdirAll(filepath.Join(dir, "flat"), 0o755)
+			os.WriteFile(filepath.Join(dir, "flat", fmt.Sprintf("entry%03d.txt", i)), []byte("x\n"), 0o644)
+		}
+		benchTreeDir = dir
+	})
+	return benchTreeDir
+}
+
+// goSrc returns $(go env GOROOT)/src, or skips.
+func goSrc(b *testing.B) string {
+	src := filepath.Join(runtime.GOROOT(), "src")
+	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+		b.Skip("GOROOT/src not present")
+	}
+	return src
+}
+
+// benchCall runs one tool call per iteration and reports the result's size.
+func benchCall(b *testing.B, root, tool string, args map[string]any) {
+	big := 1 << 30
+	e, err := New(allWalkers(schema.Config{RootDir: root, MaxListResults: &big, MaxSearchResults: &big, MaxFindResults: &big}), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	raw, _ := json.Marshal(args)
+	ctx := context.Background()
+	var text string
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		res, err := e.Call(ctx, tool, raw, Hooks{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		text = resultText(res)
+	}
+	// CPU time per call (user + system, all threads): steadier than ns/op on a shared machine.
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(strings.Count(text, "\n")+1), "lines")
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkListDirectory(b *testing.B) {
+	b.Run("flat300", func(b *testing.B) { benchCall(b, benchTree(b), "list_directory", map[string]any{"path": "flat"}) })
+	b.Run("gosrc/net", func(b *testing.B) { benchCall(b, goSrc(b), "list_directory", map[string]any{"path": "net"}) })
+}
+
+func BenchmarkDirectoryTree(b *testing.B) {
+	b.Run("generated", func(b *testing.B) { benchCall(b, benchTree(b), "directory_tree", map[string]any{}) })
+	b.Run("gosrc/net/http", func(b *testing.B) {
+		benchCall(b, goSrc(b), "directory_tree", map[string]any{"path": "net/http"})
+	})
+}
+
+func BenchmarkSearchFiles(b *testing.B) {
+	b.Run("generated/literal", func(b *testing.B) { benchCall(b, benchTree(b), "search_files", map[string]any{"pattern": "NEEDLE"}) })
+	b.Run("generated/regex", func(b *testing.B) {
+		benchCall(b, benchTree(b), "search_files", map[string]any{"pattern": `helper7\d\(r \*Reader\)`})
+	})
+	b.Run("generated/noliteral", func(b *testing.B) {
+		benchCall(b, benchTree(b), "search_files", map[string]any{"pattern": `^\w+ \d$`})
+	})
+	b.Run("gosrc/literal", func(b *testing.B) {
+		benchCall(b, goSrc(b), "search_files", map[string]any{"pattern": `func \(\*Reader\)`})
+	})
+	b.Run("gosrc/regex", func(b *testing.B) {
+		benchCall(b, goSrc(b), "search_files", map[string]any{"pattern": `func \(\w+ \*Reader\)`})
+	})
+}
+
+func BenchmarkFindFiles(b *testing.B) {
+	b.Run("generated", func(b *testing.B) {
+		benchCall(b, benchTree(b), "find_files", map[string]any{"pattern": "**/file1*.go"})
+	})
+	b.Run("gosrc/tests", func(b *testing.B) { benchCall(b, goSrc(b), "find_files", map[string]any{"pattern": "**/*_test.go"}) })
+}

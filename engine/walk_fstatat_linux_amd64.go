@@ -1,0 +1,19 @@
+package engine
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// fstatat is newfstatat(2), which package syscall does not export on amd64.
+func fstatat(dirfd int, name string, st *syscall.Stat_t, flags int) error {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return err
+	}
+	_, _, errno := syscall.Syscall6(syscall.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), uintptr(flags), 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
