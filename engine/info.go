@@ -38,7 +38,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 			return nil, oerr
 		}
 		r = r2
-		sc, err := e.scan(c.ctx, f, scanWindow{})
+		sc, err := e.scan(c.ctx, f, fi.Size(), scanWindow{})
 		f.Close()
 		if err != nil {
 			return nil, e.scanError(c.tool, r, err)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"hash"
@@ -47,14 +46,14 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	if rerr != nil {
 		return nil, rerr
 	}
-	r, f, _, oerr := e.openStable(c.tool, r, accessRead)
+	r, f, fi, oerr := e.openStable(c.tool, r, accessRead)
 	if oerr != nil {
 		return nil, oerr
 	}
 	defer f.Close()
 
 	label := readLabel(a.Path, e.maxReadChars)
-	sc, err := e.scan(c.ctx, f, scanWindow{
+	sc, err := e.scan(c.ctx, f, fi.Size(), scanWindow{
 		offset: offset, limit: limit,
 		// The header's line count is only known at the end; budget for the shortest one and trim.
 		budget: max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0),
@@ -170,24 +169,28 @@ func (s *scanResult) used(lines []renderedLine) int {
 // scan reads f once from its current offset: it hashes every byte, decides binary from the first
 // binarySniffBytes, counts lines and renders the window w. Memory is bounded by w.budget (and
 // readChunkBytes), not by the file.
-func (e *Engine) scan(ctx context.Context, f *os.File, w scanWindow) (*scanResult, error) {
+//
+// sizeHint (the file's size from fstat) only sizes the read buffer: small files get a small one.
+func (e *Engine) scan(ctx context.Context, f *os.File, sizeHint int64, w scanWindow) (*scanResult, error) {
 	h := newHash()
 	cr := &countingReader{r: f, h: h}
 	res := &scanResult{}
-	sniff := make([]byte, binarySniffBytes)
-	n, err := io.ReadFull(cr, sniff)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	bufSize := int64(readChunkBytes)
+	if sizeHint >= 0 && sizeHint < bufSize {
+		bufSize = max(sizeHint+1, binarySniffBytes)
+	}
+	br := bufio.NewReaderSize(cr, int(bufSize))
+	sniff, err := br.Peek(binarySniffBytes)
+	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	sniff = sniff[:n]
 	if hasNUL(sniff) {
-		if _, err := copyCtx(ctx, io.Discard, cr); err != nil {
+		if _, err := copyCtx(ctx, io.Discard, br); err != nil {
 			return nil, err
 		}
 		res.binary, res.size, res.hash = true, cr.n, shortHash(h)
 		return res, nil
 	}
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(sniff), cr), readChunkBytes)
 	ls := lineState{w: w, res: res, capBytes: 4*w.budget + utf8.UTFMax}
 	for chunks := 0; ; chunks++ {
 		if chunks%256 == 0 {
