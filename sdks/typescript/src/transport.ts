@@ -145,6 +145,9 @@ export class Transport {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     const { signal } = options;
+    // The error of a response is made while reading stdout; give it the caller's stack instead.
+    const site: { stack?: string } = {};
+    Error.captureStackTrace(site, this.request);
     return new Promise<ClientMethods[M]["result"]>((resolve, reject) => {
       const onAbort = (): void => this.notify("$/cancel_request", { id });
       const settle = (): void => {
@@ -158,6 +161,9 @@ export class Transport {
         },
         reject: (err) => {
           settle();
+          if (err instanceof RpcError && site.stack !== undefined) {
+            err.stack = `${err.name}: ${err.message}\n${site.stack.slice(site.stack.indexOf("\n") + 1)}`;
+          }
           reject(err);
         },
       });

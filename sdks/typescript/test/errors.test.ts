@@ -84,6 +84,15 @@ describe("tool errors", () => {
     assert.equal(err.code, ERROR_CODES.invalid_params);
   });
 
+  test("the stack of a tool error leads back to the caller", async () => {
+    async function callerOfReadFile(): Promise<unknown> {
+      return fs.readFile({ path: "../outside.txt" });
+    }
+    const err = await rejectsWith(callerOfReadFile(), "outside_root");
+    assert.match(err.stack ?? "", /^ToolRetryError: /);
+    assert.match(err.stack ?? "", /callerOfReadFile/);
+  });
+
   test("a tool that is not enabled is unknown", async () => {
     await rejectsWith(fs.directoryTree(), "unknown_tool");
   });
