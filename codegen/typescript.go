@@ -52,14 +52,10 @@ func emitTypeScript(m *Model) ([]File, error) {
 	if err := tsCheckNames(m); err != nil {
 		return nil, err
 	}
-	dispatch, err := tsDispatch(m)
-	if err != nil {
-		return nil, err
-	}
 	return []File{
 		{Path: tsTypesPath, Data: tsTypes(m)},
 		{Path: tsClientPath, Data: tsClient(m)},
-		{Path: tsDispatchPath, Data: dispatch},
+		{Path: tsDispatchPath, Data: tsDispatch(m)},
 	}, nil
 }
 
@@ -517,11 +513,7 @@ func sortedKeys(set map[string]bool) []string {
 	return keys
 }
 
-func tsDispatch(m *Model) ([]byte, error) {
-	entry, err := tsRelImport(tsDispatchPath, tsSDKEntry)
-	if err != nil {
-		return nil, err
-	}
+func tsDispatch(m *Model) []byte {
 	w := &tsWriter{}
 	w.b.WriteString(Header("//", m))
 	w.line(0, "")
@@ -533,7 +525,7 @@ func tsDispatch(m *Model) ([]byte, error) {
 	for _, n := range sortedKeys(names) {
 		w.line(1, "%s,", n)
 	}
-	w.line(0, "} from %s;", tsString(entry))
+	w.line(0, "} from %s;", tsString(tsRelImport(tsDispatchPath, tsSDKEntry)))
 	w.line(0, "")
 	w.doc(0, "Dispatch calls one tool through the SDK's typed method; args is the wire arguments object.")
 	w.line(0, "export type Dispatch = (client: Client, args: Record<string, unknown>) => Promise<object>;")
@@ -544,17 +536,12 @@ func tsDispatch(m *Model) ([]byte, error) {
 		w.line(1, "%s: (client, args) => client.%s(args as unknown as %s),", tsKey(t.Name), tsCamel(t.Name), t.Args.Name)
 	}
 	w.line(0, "};")
-	return w.b.Bytes(), nil
+	return w.b.Bytes()
 }
 
 // tsRelImport returns the relative ESM specifier from the file from to the file to, both
-// repository-relative; from sits in a src/ directory that is compiled to a sibling dist/.
-func tsRelImport(from, to string) (string, error) {
-	fromDir := path.Dir(from)
-	up := strings.Count(fromDir, "/") + 1
-	rel := strings.Repeat("../", up) + to
-	if !strings.HasPrefix(rel, "../") {
-		return "", fmt.Errorf("cannot import %s from %s", to, from)
-	}
-	return rel, nil
+// repository-relative. from sits in a src/ directory compiled to a sibling dist/, so the specifier
+// holds from either.
+func tsRelImport(from, to string) string {
+	return strings.Repeat("../", strings.Count(path.Dir(from), "/")+1) + to
 }
