@@ -131,6 +131,14 @@ func TestCommitDetectsSwaps(t *testing.T) {
 			if got := fx.read("dir.real/f.txt"); got != "inside\n" && got != "<missing>" {
 				t.Errorf("dir.real/f.txt = %q", got)
 			}
+			for _, d := range []string{"dir", "dir.real", "private"} {
+				entries, _ := os.ReadDir(fx.abs(d))
+				for _, en := range entries {
+					if strings.HasPrefix(en.Name(), ".fsbox-") {
+						t.Errorf("temporary file left in %s: %s", d, en.Name())
+					}
+				}
+			}
 		})
 	}
 }
