@@ -265,6 +265,9 @@ func (r *runner) missingCaps() []string {
 				if a.Cancel {
 					need["cancel"] = true
 				}
+				if a.Calls != nil {
+					need["pipelining"] = true
+				}
 			}
 			for _, e := range append(append([]Entry{}, r.v.Workspace...), r.v.Outside...) {
 				if e.FIFO {
@@ -501,16 +504,20 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 	var mu sync.Mutex
 	n := 0
 	return func(params any) (any, *RPCError) {
+		// Only taking the next answer is serialised: side calls made while this change request is
+		// pending may cause change requests of their own.
 		mu.Lock()
-		defer mu.Unlock()
-		if n >= len(answers) {
+		i := n
+		n++
+		mu.Unlock()
+		if i >= len(answers) {
 			return map[string]any{"approve": true}, nil
 		}
-		a := answers[n]
-		n++
+		a := answers[i]
 		if err := r.fx.Apply(a.FS); err != nil {
 			r.failf("%s: runner fs change during the change request: %v", label, err)
 		}
+		r.sideCalls(a.Calls, label+": while the change request is pending")
 		if a.Error != nil {
 			return nil, a.Error
 		}
@@ -522,6 +529,25 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 			res["reason"] = a.Reason
 		}
 		return res, nil
+	}
+}
+
+// sideCalls makes calls while another call waits on its change request and checks their results.
+func (r *runner) sideCalls(calls []Step, label string) {
+	wc, _ := r.sess.(wireCapable)
+	for i := range calls {
+		st := &calls[i]
+		ctx, cancel := context.WithTimeout(context.Background(), r.o.StepTimeout)
+		args := r.fx.ExpandAll(r.subst(st.Args))
+		out, err := wc.Side(ctx, st.Call, args)
+		cancel()
+		if err != nil {
+			r.failf("%s: %s: %v", label, st.Call, err)
+			continue
+		}
+		side := *st
+		side.Events, side.ChangeRequests = nil, nil
+		r.checkOutcome(fmt.Sprintf("%s: %s", label, st.Call), &side, out, args)
 	}
 }
 

@@ -41,6 +41,8 @@ type wireCapable interface {
 	Request(ctx context.Context, method string, params any) (*Outcome, error)
 	Raw(ctx context.Context, line []byte, want int, expectEOF bool) ([]any, error)
 	Parallel(ctx context.Context, calls []Step, args []any) ([]*Outcome, error)
+	// Side calls a tool while another call is in flight, outside its event collection.
+	Side(ctx context.Context, tool string, args any) (*Outcome, error)
 	Violations() []string
 }
 

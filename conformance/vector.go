@@ -147,6 +147,9 @@ type Answer struct {
 	// Cancel sends $/cancel_request for the call instead of answering; the change request is
 	// answered (refused) only once the call has answered.
 	Cancel bool `json:"cancel,omitempty"`
+	// Calls are made, and must meet their expectations, while the change request is pending: a
+	// call waiting on the client must not hold up other calls.
+	Calls []Step `json:"calls,omitempty"`
 }
 
 // RPCError is a JSON-RPC error object.

@@ -393,6 +393,20 @@ func (s *wireSession) Parallel(ctx context.Context, calls []Step, args []any) ([
 	return outs, nil
 }
 
+func (s *wireSession) Side(ctx context.Context, tool string, args any) (*Outcome, error) {
+	ch, err := s.c.send("tools/call", map[string]any{"name": tool, "arguments": args})
+	if err != nil {
+		return nil, err
+	}
+	msg, err := s.c.wait(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	fillOutcome(out, msg)
+	return out, nil
+}
+
 func (s *wireSession) Violations() []string { return s.c.takeViolations() }
 
 func (s *wireSession) Close() string {
