@@ -111,6 +111,9 @@ func conformanceRun(args []string) int {
 	if fs.NArg() > 0 {
 		return usageErrorf("conformance run: unexpected argument %q", fs.Arg(0))
 	}
+	if o.target != "inproc" && !strings.HasPrefix(o.target, "server:") && !strings.HasPrefix(o.target, "binding:") {
+		return usageErrorf("conformance run: unknown target %q (want inproc, server:COMMAND, binding:go|python|typescript)", o.target)
+	}
 	topts := conformance.TargetOptions{Inproc: inprocDialer(), Binary: o.binary, RepoDir: o.repo}
 	if strings.HasPrefix(o.target, "binding:") {
 		if topts.Binary == "" {
