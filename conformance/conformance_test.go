@@ -250,3 +250,64 @@ func TestServerTargetWorksForAnyCommand(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestCLI drives `fsbox conformance run` as CI and third parties do: the exit status agrees with
+// the closing count line, --report writes JSON Lines, and the server: target grades both the fsbox
+// binary and a server that is not fsbox.
+func TestCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the fsbox command")
+	}
+	naive := buildNaive(t)
+	bin := filepath.Join(t.TempDir(), "fsbox")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/fsbox").CombinedOutput(); err != nil {
+		t.Fatalf("building fsbox: %v\n%s", err, out)
+	}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bin, append([]string{"conformance", "run"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	lastLine := func(out string) string {
+		out = strings.TrimSpace(out)
+		return out[strings.LastIndex(out, "\n")+1:]
+	}
+	report := filepath.Join(t.TempDir(), "r.jsonl")
+	out, code := run("--target", "server:"+bin+" serve", "--filter", "wire/id-*", "--filter", "traversal/read_file-*", "--report", report)
+	if code != 0 || !strings.HasSuffix(lastLine(out), "passed, 0 failed, 0 skipped") {
+		t.Errorf("fsbox graded by server: exit %d, output:\n%s", code, out)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct{ Type, Status string }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("report line %q: %v", l, err)
+		}
+		if rec.Type == "result" {
+			n++
+			if rec.Status != "pass" {
+				t.Errorf("report: %s", l)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("report has no result records")
+	}
+	out, code = run("--target", "server:"+naive, "--filter", "traversal/read_file-*")
+	if code != 1 || !strings.HasPrefix(lastLine(out), "0 passed, ") {
+		t.Errorf("naive server: exit %d, output:\n%s", code, out)
+	}
+	if _, code = run("--target", "nonsense"); code != 2 {
+		t.Errorf("unknown target: exit %d, want 2", code)
+	}
+}
