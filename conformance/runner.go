@@ -244,45 +244,42 @@ func (r *runner) missingCaps() []string {
 	if r.v.Handshake == "manual" {
 		need["raw_wire"] = true
 	}
-	var walk func(steps []Step)
-	walk = func(steps []Step) {
-		for _, st := range steps {
-			switch {
-			case st.Raw != nil:
-				need["raw_wire"] = true
-			case st.Method != "":
-				need["methods"] = true
-			case st.Parallel != nil:
-				need["pipelining"] = true
+	entry := func(e Entry) {
+		need["fifo"] = need["fifo"] || e.FIFO
+		need["symlinks"] = need["symlinks"] || e.Symlink != nil
+	}
+	for _, e := range r.v.Workspace {
+		entry(e)
+	}
+	for _, e := range r.v.Outside {
+		entry(e)
+	}
+	var steps func([]Step)
+	steps = func(list []Step) {
+		for _, st := range list {
+			need["raw_wire"] = need["raw_wire"] || st.Raw != nil
+			need["methods"] = need["methods"] || st.Method != ""
+			need["pipelining"] = need["pipelining"] || st.Parallel != nil
+			for _, op := range st.FS {
+				entry(op.Entry)
 			}
 			for _, a := range st.Answers {
-				if a.FS != nil {
-					need["change_request_fs"] = true
+				need["change_request_fs"] = need["change_request_fs"] || a.FS != nil
+				need["change_request_error"] = need["change_request_error"] || a.Error != nil
+				need["cancel"] = need["cancel"] || a.Cancel
+				need["pipelining"] = need["pipelining"] || a.Calls != nil
+				for _, op := range a.FS {
+					entry(op.Entry)
 				}
-				if a.Error != nil {
-					need["change_request_error"] = true
-				}
-				if a.Cancel {
-					need["cancel"] = true
-				}
-				if a.Calls != nil {
-					need["pipelining"] = true
-				}
+				steps(a.Calls)
 			}
-			for _, e := range append(append([]Entry{}, r.v.Workspace...), r.v.Outside...) {
-				if e.FIFO {
-					need["fifo"] = true
-				}
-				if e.Symlink != nil {
-					need["symlinks"] = true
-				}
-			}
+			steps(st.Parallel)
 		}
 	}
-	walk(r.v.Steps)
+	steps(r.v.Steps)
 	var missing []string
 	for _, c := range sortedKeys(need) {
-		if !r.caps[c] {
+		if need[c] && !r.caps[c] {
 			missing = append(missing, c)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 )
@@ -232,6 +231,3 @@ func DecodeVector(data []byte) (*Vector, error) {
 	}
 	return &v, nil
 }
-
-// categoryOf returns the report row of an id.
-func categoryOf(id string) string { c, _, _ := strings.Cut(id, "/"); return path.Clean(c) }
