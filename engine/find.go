@@ -42,7 +42,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		return nil, err
 	}
 	dir.close() // doublestar opens directories by path, through walkFS
-	fsys := &walkFS{e: e, real: map[string]string{r.rel: r.rel}}
+	fsys := newWalkFS(e, r.rel, strings.Contains(pattern, "**"))
 	defer fsys.close()
 	full := pattern
 	if r.rel != "." {
@@ -217,117 +217,4 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 	}
 	f.found = append(f.found, foundPath{lex: lex, dir: isDir})
 	return nil
-}
-
-// maxFindDirReads bounds the directory listings of one find_files call (find rule 5): ten times
-// a large monorepo's directory count, so only a pattern that multiplies the walk meets it. A
-// variable so tests can lower it.
-var maxFindDirReads = 100_000
-
-// walkFS is the fs.FS doublestar walks: root-relative names over the engine's os.Root. It opens
-// only directories it has resolved (no symlink on the way at the time of the check), recording
-// each real subdirectory a listing shows, so a directory reached through the walk costs no
-// resolution, and one named literally in the pattern is resolved once through the core's
-// resolver. doublestar, with WithNoFollow, never enters a symlinked directory by a wildcard.
-type walkFS struct {
-	e     *Engine
-	real  map[string]string // spelling (root-relative) → resolved path; only doublestar's goroutine
-	reads int               // ReadDir calls so far (find rule 5)
-	open_ []openDir         // directories listed along the walk's current path, outermost first
-}
-
-// openDir is a directory walkFS listed, kept open while the walk is below it so its
-// subdirectories open with one openat each (doublestar walks depth first).
-type openDir struct {
-	real string
-	h    dirHandle
-}
-
-// open returns a fresh handle on the resolved directory real (a listing consumes one): relative
-// to its parent's handle when the parent is open, else from the root. The handle is kept as a
-// parent for what the walk lists next.
-func (w *walkFS) open(real string) (dirHandle, error) {
-	parent, leaf := parentRel(real)
-	for len(w.open_) > 0 {
-		top := w.open_[len(w.open_)-1].real
-		if top == "." || top == parent || strings.HasPrefix(parent, top+"/") {
-			break
-		}
-		w.open_[len(w.open_)-1].h.close()
-		w.open_ = w.open_[:len(w.open_)-1]
-	}
-	var h dirHandle
-	var err error
-	if n := len(w.open_); n > 0 && w.open_[n-1].real == parent && real != "." {
-		h, err = w.open_[n-1].h.child(leaf)
-	} else {
-		h, err = openDirHandle(w.e, real, nil)
-	}
-	if err != nil {
-		return dirHandle{}, err
-	}
-	w.open_ = append(w.open_, openDir{real: real, h: h})
-	return h, nil
-}
-
-// close closes every handle still open.
-func (w *walkFS) close() {
-	for _, d := range w.open_ {
-		d.h.close()
-	}
-	w.open_ = nil
-}
-
-// realOf returns the resolved path of a root-relative spelling.
-func (w *walkFS) realOf(name string) (string, bool) {
-	if r, ok := w.real[name]; ok {
-		return r, true
-	}
-	res, err := w.e.resolveRel("", name)
-	if err != nil || !res.exists {
-		return "", false
-	}
-	w.real[name] = res.rel
-	return res.rel, true
-}
-
-func (w *walkFS) Open(name string) (fs.File, error) {
-	real, ok := w.realOf(name)
-	if !ok {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	return w.e.root.OpenFile(real, openFlagsRead, 0)
-}
-
-func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
-	real, ok := w.realOf(name)
-	if !ok {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	return w.e.root.Lstat(real)
-}
-
-func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if w.reads++; w.reads > maxFindDirReads {
-		return nil, nil
-	}
-	real, ok := w.realOf(name)
-	if !ok {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
-	}
-	if len(w.e.policy.denied) > 0 && w.e.walkDenied(real, name) {
-		return nil, nil // rule 4 of the walk: nothing below a denied directory is shown
-	}
-	h, err := w.open(real)
-	if err != nil {
-		return nil, err
-	}
-	ents, err := h.list()
-	sortEntries(ents)
-	for _, de := range ents {
-		if de.IsDir() {
-			w.real[joinChild(name, de.Name())] = joinChild(real, de.Name())
-		}
-	}
-	return ents, err
 }
