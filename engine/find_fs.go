@@ -2,19 +2,13 @@ package engine
 
 import (
 	"io/fs"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // maxFindDirReads bounds the directory listings of one find_files call (find rule 5): ten times
 // a large monorepo's directory count, so only a pattern that multiplies the walk meets it. A
 // variable so tests can lower it.
 var maxFindDirReads = 100_000
-
-// prefetchQueue bounds the subdirectory listings queued ahead of doublestar's walk.
-const prefetchQueue = 256
 
 // walkFS is the fs.FS doublestar walks: root-relative names over the engine's root.
 //
@@ -29,8 +23,8 @@ const prefetchQueue = 256
 //     of each listing are listed ahead by a few goroutines, so the walk mostly finds its next
 //     listing done: a directory listing is a system call or two, and those run in parallel.
 //
-// Only doublestar's goroutine calls the fs.FS methods; the prefetch goroutines touch only their
-// jobs and the pending map.
+// Only doublestar's goroutine calls the fs.FS methods; the prefetcher's goroutines only fill the
+// listings queued for them.
 type walkFS struct {
 	e     *Engine
 	real  map[string]string // spelling (root-relative) → resolved path
@@ -41,32 +35,7 @@ type walkFS struct {
 	lastReal string
 	lastEnts []fs.DirEntry
 
-	prefetch bool // the pattern has "**"
-	workers  sync.WaitGroup
-	mu       sync.Mutex
-	wake     *sync.Cond          // signals jobs or stopped; uses mu
-	jobs     []prefetchJob       // a stack: the walk wants the newest first; guarded by mu
-	stopped  bool                // guarded by mu
-	pending  map[string]*listing // resolved path → a listing queued or done; guarded by mu
-}
-
-// sharedHandle is a directory handle shared by the walk's stack and the prefetches of its
-// subdirectories; the last user closes it.
-type sharedHandle struct {
-	h    dirHandle
-	refs atomic.Int32
-}
-
-func newShared(h dirHandle) *sharedHandle {
-	s := &sharedHandle{h: h}
-	s.refs.Store(1)
-	return s
-}
-
-func (s *sharedHandle) release() {
-	if s.refs.Add(-1) == 0 {
-		s.h.close()
-	}
+	pre *prefetcher // for a pattern with "**"; nil otherwise
 }
 
 // openDir is a directory on the walk's current path.
@@ -75,96 +44,30 @@ type openDir struct {
 	sh   *sharedHandle
 }
 
-// listing is a directory listed ahead of the walk.
-type listing struct {
-	taken atomic.Bool // a prefetcher or the walk itself claimed the job
-	done  chan struct{}
-	sh    *sharedHandle // the directory, still open; nil on error
-	ents  []fs.DirEntry // sorted
-	err   error
-}
-
-// prefetchJob lists the subdirectory name of parent ahead of the walk.
-type prefetchJob struct {
-	parent *sharedHandle // one reference held for the job
-	name   string
-	l      *listing
-}
-
 func newWalkFS(e *Engine, base string, prefetch bool) *walkFS {
-	w := &walkFS{e: e, real: map[string]string{base: base}, prefetch: prefetch}
+	w := &walkFS{e: e, real: map[string]string{base: base}}
 	if prefetch {
-		w.pending = map[string]*listing{}
-		w.wake = sync.NewCond(&w.mu)
-		for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
-			w.workers.Add(1)
-			go w.prefetcher()
-		}
+		w.pre = newPrefetcher(listSorted)
 	}
 	return w
 }
 
-// prefetcher serves prefetch jobs, newest first (the walk is depth first, so the newest queued
-// are the subdirectories it enters next), until the walk ends.
-func (w *walkFS) prefetcher() {
-	defer w.workers.Done()
-	for {
-		w.mu.Lock()
-		for len(w.jobs) == 0 && !w.stopped {
-			w.wake.Wait()
-		}
-		if w.stopped {
-			w.mu.Unlock()
-			return
-		}
-		j := w.jobs[len(w.jobs)-1]
-		w.jobs = w.jobs[:len(w.jobs)-1]
-		w.mu.Unlock()
-		if j.l.taken.CompareAndSwap(false, true) {
-			j.l.fill(j.parent, j.name)
-		}
-		j.parent.release()
-	}
-}
-
-// fill lists the subdirectory name of parent into l.
-func (l *listing) fill(parent *sharedHandle, name string) {
-	h, err := parent.h.child(name)
-	if err == nil {
-		l.ents, l.err = h.list()
-		sortEntries(l.ents)
-		l.sh = newShared(h)
-	} else {
-		l.err = err
-	}
-	close(l.done)
-}
-
 // close stops the prefetchers and closes every handle still open.
 func (w *walkFS) close() {
-	if w.prefetch {
-		w.mu.Lock()
-		w.stopped = true
-		for _, j := range w.jobs {
-			j.parent.release()
-		}
-		w.jobs = nil
-		w.wake.Broadcast()
-		w.mu.Unlock()
-		w.workers.Wait()
-		for _, l := range w.pending {
-			if l.taken.Load() {
-				<-l.done
-				if l.sh != nil {
-					l.sh.release()
-				}
-			}
-		}
+	if w.pre != nil {
+		w.pre.stop()
 	}
 	for _, d := range w.stack {
 		d.sh.release()
 	}
 	w.stack = nil
+}
+
+// listSorted lists a directory's names and types, sorted.
+func listSorted(h dirHandle) ([]fs.DirEntry, error) {
+	ents, err := h.list()
+	sortEntries(ents)
+	return ents, err
 }
 
 // popTo drops from the stack every directory that is not an ancestor of real.
@@ -185,30 +88,16 @@ func (w *walkFS) popTo(real string) {
 // parent is on the stack, else from the root).
 func (w *walkFS) list(real string) (*sharedHandle, []fs.DirEntry, error) {
 	w.popTo(real)
-	if w.prefetch {
-		w.mu.Lock()
-		l := w.pending[real]
-		delete(w.pending, real)
-		w.mu.Unlock()
-		if l != nil {
-			if l.taken.CompareAndSwap(false, true) {
-				// Not started yet: list it here rather than wait behind other jobs.
-				if n := len(w.stack); n > 0 && w.stack[n-1].real == parentOf(real) {
-					l.fill(w.stack[n-1].sh, leafOf(real))
-				} else {
-					l.err = fs.ErrNotExist
-					close(l.done)
+	if w.pre != nil {
+		if sh, ents, err, ok := w.pre.take(real); ok {
+			if err != nil {
+				if sh != nil {
+					sh.release()
 				}
+				return nil, nil, err
 			}
-			<-l.done
-			if l.err != nil {
-				if l.sh != nil {
-					l.sh.release()
-				}
-				return nil, nil, l.err
-			}
-			w.stack = append(w.stack, openDir{real: real, sh: l.sh})
-			return l.sh, l.ents, nil
+			w.stack = append(w.stack, openDir{real: real, sh: sh})
+			return sh, ents, nil
 		}
 	}
 	parent, leaf := parentRel(real)
@@ -224,28 +113,9 @@ func (w *walkFS) list(real string) (*sharedHandle, []fs.DirEntry, error) {
 	}
 	sh := newShared(h)
 	w.stack = append(w.stack, openDir{real: real, sh: sh})
-	ents, err := h.list()
-	sortEntries(ents)
+	ents, err := listSorted(h)
 	return sh, ents, err
 }
-
-// queue lists the subdirectory name of the directory sh (resolved path real) ahead of the walk,
-// if the queue has room. Subdirectories are queued last first, so the first is on top.
-func (w *walkFS) queue(sh *sharedHandle, name, real string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, dup := w.pending[real]; dup || len(w.jobs) >= prefetchQueue {
-		return
-	}
-	l := &listing{done: make(chan struct{})}
-	w.pending[real] = l
-	sh.refs.Add(1)
-	w.jobs = append(w.jobs, prefetchJob{parent: sh, name: name, l: l})
-	w.wake.Signal()
-}
-
-func parentOf(real string) string { p, _ := parentRel(real); return p }
-func leafOf(real string) string   { _, l := parentRel(real); return l }
 
 // realOf returns the resolved path of a root-relative spelling.
 func (w *walkFS) realOf(name string) (string, bool) {
@@ -302,8 +172,8 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 		child, childReal := joinChild(name, de.Name()), joinChild(real, de.Name())
 		w.real[child] = childReal
-		if w.prefetch && !strings.HasPrefix(de.Name(), ".") && !w.denied(childReal, child) {
-			w.queue(sh, de.Name(), childReal)
+		if w.pre != nil && !strings.HasPrefix(de.Name(), ".") && !w.denied(childReal, child) {
+			w.pre.queue(sh, de.Name(), childReal)
 		}
 	}
 	return ents, nil

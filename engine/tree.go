@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"io/fs"
 	"strings"
 
 	"github.com/fsbox/fsbox/schema"
@@ -26,11 +27,17 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	if err != nil {
 		return nil, err
 	}
-	defer dir.close()
-	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(), maxDepth: maxDepth}
+	root := newShared(dir.h)
+	defer root.release()
+	ents, lerr := listWithInfo(dir.h)
+	if lerr != nil && len(ents) == 0 {
+		return nil, osError(c.tool, r.rel, r.spelling, lerr)
+	}
+	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo)}
+	defer t.pre.stop()
 	t.res = &schema.DirectoryTreeResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
-	if rerr := t.walk(dir, 1); rerr != nil {
-		return nil, rerr
+	if werr := t.walk(root, dir, ents, 1); werr != nil {
+		return nil, werr
 	}
 	res := t.res
 	endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
@@ -48,27 +55,31 @@ type treeWalk struct {
 	c        *call
 	filter   *walkFilter
 	maxDepth int // -1: unlimited
+	pre      *prefetcher
 	res      *schema.DirectoryTreeResult
 	b        strings.Builder
 }
 
-// walk adds the entries of dir (at depth) and, depth first, of its subdirectories. Only the
-// root's listing failing is an error; a subdirectory that cannot be read is shown unexpanded.
-func (t *treeWalk) walk(dir *walkDir, depth int) *Error {
-	raw, err := dir.readNames()
-	if err != nil && depth == 1 {
-		return osError(t.c.tool, dir.rel, t.e.display(dir.lex), err)
-	}
-	for _, de := range raw {
-		if t.res.Truncated {
-			return nil
+// walk adds the entries ents of dir (at depth, open as sh) and, depth first, of its
+// subdirectories, whose listings it queues for the prefetcher first. A subdirectory that cannot
+// be read is shown unexpanded.
+func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, depth int) *Error {
+	visible := make([]walkEntry, 0, len(ents))
+	for _, de := range ents {
+		if ent, ok := t.filter.entry(dir, de, true); ok {
+			visible = append(visible, ent)
 		}
+	}
+	expand := func(ent *walkEntry) bool { return depth != t.maxDepth && t.filter.descend(ent) }
+	for i := len(visible) - 1; i >= 0; i-- {
+		if expand(&visible[i]) {
+			t.pre.queue(sh, visible[i].name, visible[i].rel)
+		}
+	}
+	for i := range visible {
+		ent := &visible[i]
 		if err := t.c.ctx.Err(); err != nil {
 			return cancelled(t.c.tool, err)
-		}
-		ent, ok := t.filter.entry(dir, de, true)
-		if !ok {
-			continue
 		}
 		if len(t.res.Entries) == t.e.maxListResults {
 			t.res.Truncated = true
@@ -77,18 +88,28 @@ func (t *treeWalk) walk(dir *walkDir, depth int) *Error {
 		if len(t.res.Entries) > 0 {
 			t.b.WriteByte('\n')
 		}
-		t.e.entryLine(&t.b, &ent)
-		t.res.Entries = append(t.res.Entries, t.e.dirEntryOf(&ent, depth))
-		if depth == t.maxDepth || !t.filter.descend(&ent) {
+		t.e.entryLine(&t.b, ent)
+		t.res.Entries = append(t.res.Entries, t.e.dirEntryOf(ent, depth))
+		if !expand(ent) {
 			continue
 		}
-		sub, oerr := dir.child(&ent)
-		if oerr != nil {
+		child, childEnts, err, ok := t.pre.take(ent.rel)
+		if !ok {
+			var h dirHandle
+			if h, err = sh.h.child(ent.name); err == nil {
+				child = newShared(h)
+				childEnts, err = listWithInfo(h)
+			}
+		}
+		if err != nil {
+			if child != nil {
+				child.release()
+			}
 			continue // vanished or swapped meanwhile: shown, not expanded
 		}
-		werr := t.walk(sub, depth+1)
-		sub.close()
-		if werr != nil {
+		werr := t.walk(child, &walkDir{rel: ent.rel, lex: ent.lex, h: child.h}, childEnts, depth+1)
+		child.release()
+		if werr != nil || t.res.Truncated {
 			return werr
 		}
 	}

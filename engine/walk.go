@@ -117,8 +117,11 @@ func (d *walkDir) child(ent *walkEntry) (*walkDir, error) {
 // readNames returns the entries of d sorted by name (rule 5); files (not directories, not
 // links: those need no size) carry their Lstat, taken relative to d. A system call costs a microsecond or more on a virtual machine, so a
 // large directory is stat'ed by a few goroutines at once.
-func (d *walkDir) readNames() ([]fs.DirEntry, error) {
-	ents, err := d.readTypes()
+func (d *walkDir) readNames() ([]fs.DirEntry, error) { return listWithInfo(d.h) }
+
+// listWithInfo is readNames on a bare handle.
+func listWithInfo(h dirHandle) ([]fs.DirEntry, error) {
+	ents, err := listSorted(h)
 	if len(ents) == 0 {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func (d *walkDir) readNames() ([]fs.DirEntry, error) {
 			out[i] = de
 			return
 		}
-		fi, serr := d.h.lstat(de.Name())
+		fi, serr := h.lstat(de.Name())
 		if serr != nil {
 			return // gone meanwhile
 		}
@@ -168,11 +171,7 @@ const statBatch = 32
 
 // readTypes returns the entries of d sorted by name with their types only, which is all the
 // content search needs.
-func (d *walkDir) readTypes() ([]fs.DirEntry, error) {
-	ents, err := d.h.list()
-	sortEntries(ents)
-	return ents, err
-}
+func (d *walkDir) readTypes() ([]fs.DirEntry, error) { return listSorted(d.h) }
 
 func sortEntries(ents []fs.DirEntry) {
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
