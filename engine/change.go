@@ -82,7 +82,17 @@ type commitSpec struct {
 	// create allows the target to be created (write_file); edit_file never recreates a file
 	// deleted meanwhile.
 	create bool
+	// locked is the resolved path whose lock the caller already holds (see [Engine.lockChange]);
+	// "" makes commitFile take the lock of r itself.
+	locked string
 }
+
+// lockChange takes the per-path lock of a change for its whole course, from reading the current
+// content to the commit, so two calls changing one file in this Engine run one after the other:
+// the second reads what the first wrote. Two edits without expected_hash therefore both land,
+// and of two writers holding the same expected_hash exactly one wins. A call waiting for the
+// client to approve its change holds the lock, so others on the same file wait their turn.
+func (e *Engine) lockChange(r *resolved) (unlock func()) { return e.locks.lock(r.rel) }
 
 // commitFile replaces (or creates) the file of s crash-atomically and returns whether it was
 // created. Under the per-path lock it:
@@ -103,8 +113,15 @@ type commitSpec struct {
 // A crash at any point leaves the old content or the new, never a mix; it may leave a hidden
 // ".fsbox-*.tmp" file behind.
 func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
-	unlock := e.locks.lock(s.r.rel)
-	defer unlock()
+	switch s.locked {
+	case "":
+		unlock := e.locks.lock(s.r.rel)
+		defer unlock()
+	case s.r.rel:
+	default:
+		// The target resolved elsewhere after the caller locked it: never redirect.
+		return false, errChanged(s.op, s.r)
+	}
 	r, rerr := e.resolve(s.op, s.r.spelling)
 	if rerr != nil {
 		return false, rerr

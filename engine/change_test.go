@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -328,5 +329,43 @@ func TestEvents(t *testing.T) {
 		if g, w := jsonOf(rec.events[i]), jsonOf(want[i]); g != w {
 			t.Errorf("event %d = %s; want %s", i, g, w)
 		}
+	}
+}
+
+// Calls changing one file are serialised for their whole course, so edits without expected_hash
+// never lose to each other: each reads what the previous one wrote. Half go through a symlink,
+// which must share the lock of its target.
+func TestEditFile_ConcurrentEditsAllLand(t *testing.T) {
+	const n = 16
+	var lines []string
+	for i := range n {
+		lines = append(lines, fmt.Sprintf("line %02d", i))
+	}
+	fx := makeFixture(t, "f.txt: "+strings.Join(lines, "\n")+"\n", "alias.txt => f.txt")
+	e := fx.engine(schema.Config{})
+	var wg sync.WaitGroup
+	errs := make([]*Error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			path := "f.txt"
+			if i%2 == 1 {
+				path = "alias.txt"
+			}
+			_, errs[i] = tryCall(t, e, "edit_file", map[string]any{"path": path, "old_text": lines[i] + "\n", "new_text": strings.ToUpper(lines[i]) + "\n"}, Hooks{})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("edit %d failed: %s %s", i, err.Kind, err.Msg)
+		}
+	}
+	if got, want := fx.read("f.txt"), strings.ToUpper(strings.Join(lines, "\n"))+"\n"; got != want {
+		t.Errorf("file = %q; want every edit applied", got)
 	}
 }

@@ -33,6 +33,9 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if rerr != nil {
 		return nil, rerr
 	}
+	unlock := e.lockChange(r)
+	defer unlock()
+	locked := r.rel
 	r, f, _, oerr := e.openStable(c.tool, r, accessWrite)
 	if oerr != nil {
 		return nil, oerr
@@ -65,7 +68,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 			return res, nil
 		}
 	}
-	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current}); cerr != nil {
+	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked}); cerr != nil {
 		return nil, cerr
 	}
 	h := contentHash(updated)

@@ -29,6 +29,9 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if rerr != nil {
 		return nil, rerr
 	}
+	unlock := e.lockChange(r)
+	defer unlock()
+	locked := r.rel
 	if err := e.writableTarget(c.tool, r); err != nil {
 		return nil, err
 	}
@@ -81,7 +84,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		}
 	}
 	content := []byte(a.Content)
-	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true})
+	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true, locked: locked})
 	if cerr != nil {
 		return nil, cerr
 	}
