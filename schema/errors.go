@@ -53,7 +53,7 @@ var ErrorKinds = []ErrorKindInfo{
 	{"multiple_matches", true, "old_text occurs more than once in the file."},
 	{"empty_old_text", true, "old_text is empty."},
 	{"binary_file", true, "The file is binary; the tool only handles text."},
-	{"invalid_encoding", true, "old_text contains U+FFFD where the file has bytes that are not UTF-8; edit around those bytes, they are kept as they are."},
+	{"invalid_encoding", true, "old_text has U+FFFD where the file's bytes are not UTF-8; edit around them."},
 	{"offset_out_of_range", true, "offset is at or past the end of the file."},
 	{"invalid_pattern", true, "The regex or glob does not parse."},
 	{"invalid_path", true, "The path is malformed (empty, NUL byte, not representable)."},
