@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +116,78 @@ func TestWalkers_Cancelled(t *testing.T) {
 	} {
 		if _, err := e.Call(ctx, tool, json.RawMessage(args), Hooks{}); err == nil || !strings.Contains(err.Error(), "cancelled") {
 			t.Errorf("%s on a cancelled context = %v; want cancelled", tool, err)
+		}
+	}
+}
+
+// TestWalkers_NoDescriptorLeak: walks that stop early (caps, errors, listings queued ahead and
+// never taken) close every directory and file they opened.
+func TestWalkers_NoDescriptorLeak(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	fx := makeFixture(t)
+	for d := range 12 {
+		for f := range 6 {
+			fx.add(fmt.Sprintf("p%02d/q%d/f%d.txt: hit\\nhit\\n", d, f%2, f))
+		}
+	}
+	fx.add("loop => .", "p00/q0/link.txt => ../../p01/q1/f1.txt")
+	e := fx.engine(allWalkers(schema.Config{MaxSearchResults: intp(3), MaxFindResults: intp(3), MaxListResults: intp(5)}))
+	count := func() int {
+		ents, _ := os.ReadDir("/proc/self/fd")
+		return len(ents)
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search_files", map[string]any{"pattern": "hit"}},
+		{"search_files", map[string]any{"pattern": "absent"}},
+		{"find_files", map[string]any{"pattern": "**/*.txt"}},
+		{"find_files", map[string]any{"pattern": "p0*/**"}},
+		{"directory_tree", map[string]any{}},
+		{"list_directory", map[string]any{"path": "p03"}},
+		{"read_multiple_files", map[string]any{"paths": []string{"p00/q0/f0.txt", "nope"}}},
+	}
+	for _, c := range calls { // warm up: the runtime opens what it keeps (epoll, pipes)
+		mustCall(t, e, c.tool, c.args, Hooks{})
+	}
+	before := count()
+	for range 20 {
+		for _, c := range calls {
+			mustCall(t, e, c.tool, c.args, Hooks{})
+		}
+	}
+	if after := count(); after != before {
+		t.Errorf("open descriptors %d before, %d after 140 walks", before, after)
+	}
+}
+
+// TestWalkers_LinkedRoot: a walk rooted at an in-root directory link shows the link's spelling
+// (walk rule 6) and reports the resolved path in its event.
+func TestWalkers_LinkedRoot(t *testing.T) {
+	fx := makeFixture(t, seedTree...)
+	fx.add("inner_dir => subdir")
+	e := fx.engine(allWalkers(schema.Config{}))
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"list_directory", map[string]any{"path": "inner_dir"}, "inner_dir/nested.py  (16 bytes)"},
+		{"directory_tree", map[string]any{"path": "inner_dir"}, "inner_dir/nested.py  (16 bytes)"},
+		{"search_files", map[string]any{"pattern": "nested", "path": "inner_dir"}, `inner_dir/nested.py:1:print("nested")`},
+		{"find_files", map[string]any{"pattern": "*.py", "path": "inner_dir"}, "inner_dir/nested.py"},
+	} {
+		var rec recorder
+		res := mustCall(t, e, tc.tool, tc.args, rec.hooks(false))
+		if got := resultText(res); got != tc.want {
+			t.Errorf("%s(%v) = %q; want %q", tc.tool, tc.args, got, tc.want)
+		}
+		b, _ := json.Marshal(rec.events)
+		if !strings.Contains(string(b), `"path":"subdir"`) {
+			t.Errorf("%s event %s; want the resolved path subdir", tc.tool, b)
 		}
 	}
 }
