@@ -228,6 +228,21 @@ func pyWrapLine(s string, width int) []string {
 // \UNNNNNNNN) all mean the same in Python.
 func pyStr(s string) string { return strconv.Quote(s) }
 
+// pySplitString cuts s after spaces into pieces whose literals fit width, for an implicit
+// concatenation that spells s exactly; a single word longer than width stays whole.
+func pySplitString(s string, width int) []string {
+	var out []string
+	cur := ""
+	for _, word := range strings.SplitAfter(s, " ") {
+		if cur != "" && len(pyStr(cur+word)) > width {
+			out = append(out, cur)
+			cur = ""
+		}
+		cur += word
+	}
+	return append(out, cur)
+}
+
 // pyAnnotation is the Python type of r.
 func pyAnnotation(r *TypeRef) string {
 	switch r.Kind {
@@ -573,7 +588,15 @@ func pyErrorTables(w *pyWriter, m *Model) {
 	for _, k := range m.ErrorKinds {
 		w.linef(1, "%s: ErrorKindInfo(", pyStr(k.Kind))
 		w.linef(2, "retry=%s,", pyBool(k.Retry))
-		w.linef(2, "description=%s,", pyStr(k.Description))
+		if lit := pyStr(k.Description); 8+len("description=")+len(lit)+1 <= pyMaxLine {
+			w.linef(2, "description=%s,", lit)
+		} else {
+			w.line(2, "description=(")
+			for _, chunk := range pySplitString(k.Description, pyMaxLine-12) {
+				w.line(3, pyStr(chunk))
+			}
+			w.line(2, "),")
+		}
 		w.line(1, "),")
 	}
 	w.line(0, "}")

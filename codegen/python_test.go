@@ -2,9 +2,11 @@ package codegen
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,6 +94,51 @@ func TestPythonLineLength(t *testing.T) {
 				t.Errorf("%s:%d is %d characters long: %s", f.Path, i+1, len([]rune(line)), line)
 			}
 		}
+	}
+}
+
+// TestPythonLongStrings checks that a description too long for one line is split into an
+// implicit concatenation that keeps to the line length and spells the description exactly.
+func TestPythonLongStrings(t *testing.T) {
+	schema, err := os.ReadFile("testdata/small.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("The text cannot be echoed, because \"reasons\" apply here. ", 4)
+	quoted, _ := json.Marshal(long)
+	mutated := strings.Replace(string(schema), `"The text cannot be echoed."`, string(quoted), 1)
+	files, err := Generate([]byte(mutated), "python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	for _, f := range files {
+		if f.Path == pyTypesPath {
+			src = string(f.Data)
+		}
+	}
+	start := strings.Index(src, "description=(\n")
+	if start < 0 {
+		t.Fatalf("the long description was not split:\n%s", src)
+	}
+	end := strings.Index(src[start:], "),\n")
+	var joined strings.Builder
+	for _, line := range strings.Split(src[start:start+end], "\n")[1:] {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if len(line) > pyMaxLine-12 {
+			t.Errorf("piece too long (%d): %s", len(line), line)
+		}
+		piece, err := strconv.Unquote(line)
+		if err != nil {
+			t.Fatalf("piece %s: %v", line, err)
+		}
+		joined.WriteString(piece)
+	}
+	if joined.String() != long {
+		t.Errorf("pieces spell %q, want %q", joined.String(), long)
 	}
 }
 
