@@ -27,17 +27,18 @@ func TestApplyUnifiedDiff(t *testing.T) {
 	for _, c := range []struct {
 		name, old, diff, want, err string
 	}{
-		{"change", "old\n", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+new", "new\n", ""},
-		{"from empty", "", "--- a/t\n+++ b/t\n@@ -0,0 +1,2 @@\n+one\n+two", "one\ntwo\n", ""},
-		{"to empty", "one\ntwo\n", "--- a/t\n+++ b/t\n@@ -1,2 +0,0 @@\n-one\n-two", "", ""},
-		{"drop final newline", "text\n", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-text\n+text\n\\ No newline at end of file", "text", ""},
-		{"add final newline", "text", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-text\n\\ No newline at end of file\n+text", "text\n", ""},
+		{"change", "old\n", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+new\n", "new\n", ""},
+		{"from empty", "", "--- a/t\n+++ b/t\n@@ -0,0 +1,2 @@\n+one\n+two\n", "one\ntwo\n", ""},
+		{"to empty", "one\ntwo\n", "--- a/t\n+++ b/t\n@@ -1,2 +0,0 @@\n-one\n-two\n", "", ""},
+		{"drop final newline", "text\n", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-text\n+text\n\\ No newline at end of file\n", "text", ""},
+		{"add final newline", "text", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-text\n\\ No newline at end of file\n+text\n", "text\n", ""},
 		{"context kept", "a\nb\nc\nd\n", "--- a/t\n+++ b/t\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n", "a\nb\nC\nd\n", ""},
 		{"empty diff", "same\n", "", "same\n", ""},
-		{"wrong context", "a\nb\n", "--- a/t\n+++ b/t\n@@ -1,2 +1,2 @@\n x\n-b\n+B", "", "line 1 of the old text"},
-		{"wrong count", "a\nb\n", "--- a/t\n+++ b/t\n@@ -1,3 +1,2 @@\n a\n-b\n+B", "", "has 2 old and 2 new lines"},
-		{"headers only", "a\n", "--- a/t\n+++ b/t", "", "headers only"},
-		{"missing newline marker", "text", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-text\n+new", "", "line 1 of the old text"},
+		{"unterminated last line", "old\n", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+new", "", "no newline"},
+		{"wrong context", "a\nb\n", "--- a/t\n+++ b/t\n@@ -1,2 +1,2 @@\n x\n-b\n+B\n", "", "line 1 of the old text"},
+		{"wrong count", "a\nb\n", "--- a/t\n+++ b/t\n@@ -1,3 +1,2 @@\n a\n-b\n+B\n", "", "has 2 old and 2 new lines"},
+		{"headers only", "a\n", "--- a/t\n+++ b/t\n", "", "headers only"},
+		{"missing newline marker", "text", "--- a/t\n+++ b/t\n@@ -1 +1 @@\n-text\n+new\n", "", "line 1 of the old text"},
 	} {
 		got, err := applyUnifiedDiff(c.old, c.diff)
 		switch {
@@ -81,8 +82,8 @@ func TestMatch(t *testing.T) {
 		{`9007199254740993`, `9007199254740992`, false},
 		{`{"$hash_of": "Hello, world!\n"}`, `"d9014c462484"`, true},
 		{`{"$content": {"repeat": {"text": "ab", "count": 2}}}`, `"abab"`, true},
-		{`{"$diff_applies": {"before": "old\n", "after": "new\n"}}`, `"--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+new"`, true},
-		{`{"$diff_applies": {"before": "old\n", "after": "new\n"}}`, `"--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+newer"`, false},
+		{`{"$diff_applies": {"before": "old\n", "after": "new\n"}}`, `"--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+new\n"`, true},
+		{`{"$diff_applies": {"before": "old\n", "after": "new\n"}}`, `"--- a/t\n+++ b/t\n@@ -1 +1 @@\n-old\n+newer\n"`, false},
 		{`{"$not": {"$regex": "x"}}`, `"abc"`, true},
 		{`"{{root}}/a"`, `"/r/ws/a"`, true},
 		{`{"$schema": "s"}`, `{"$schema": "s", "$defs": {}}`, true},
@@ -225,14 +226,14 @@ func TestWireViolations(t *testing.T) {
 }
 
 func TestGitApplySecondOpinion(t *testing.T) {
-	got, ran, err := gitApply("old\n", "--- a/d/t.txt\n+++ b/d/t.txt\n@@ -1 +1 @@\n-old\n+new")
+	got, ran, err := gitApply("old\n", "--- a/d/t.txt\n+++ b/d/t.txt\n@@ -1 +1 @@\n-old\n+new\n")
 	if !ran {
 		t.Skip("git is not installed")
 	}
 	if err != nil || got != "new\n" {
 		t.Errorf("gitApply = %q, %v", got, err)
 	}
-	if _, _, err := gitApply("old\n", "--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-other\n+new"); err == nil {
+	if _, _, err := gitApply("old\n", "--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n-other\n+new\n"); err == nil {
 		t.Error("git apply accepted a diff whose context does not match")
 	}
 }

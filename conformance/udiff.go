@@ -13,10 +13,13 @@ import (
 // applyUnifiedDiff applies a unified diff to old and returns the new text. It is as strict as
 // git apply about what matters here: a/ and b/ headers, hunk counts that match their bodies,
 // context and removed lines that match old exactly, and "\ No newline at end of file" markers.
-// An empty diff means "no change".
+// An empty diff means "no change"; any other diff must end with a newline, as both tools require.
 func applyUnifiedDiff(old, diff string) (string, error) {
 	if diff == "" {
 		return old, nil
+	}
+	if !strings.HasSuffix(diff, "\n") {
+		return "", fmt.Errorf("the last line has no newline, so patch and git apply reject the diff")
 	}
 	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
 	i := 0
@@ -177,9 +180,6 @@ func gitApply(before, diff string) (after string, ok bool, err error) {
 	}
 	if err := os.WriteFile(target, []byte(before), 0o644); err != nil {
 		return "", false, err
-	}
-	if !strings.HasSuffix(diff, "\n") {
-		diff += "\n"
 	}
 	patch := filepath.Join(dir, ".diff")
 	if err := os.WriteFile(patch, []byte(diff), 0o644); err != nil {

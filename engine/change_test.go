@@ -26,9 +26,9 @@ var changeCalls = []struct {
 
 func TestChangeRequest_ApproveAnnouncesTheDiff(t *testing.T) {
 	wantDiff := map[string]string{
-		"write_file target.txt": "--- a/target.txt\n+++ b/target.txt\n@@ -1 +1 @@\n-old\n+new",
-		"write_file fresh.txt":  "--- a/fresh.txt\n+++ b/fresh.txt\n@@ -0,0 +1,2 @@\n+one\n+two",
-		"edit_file target.txt":  "--- a/target.txt\n+++ b/target.txt\n@@ -1 +1 @@\n-old\n+new",
+		"write_file target.txt": "--- a/target.txt\n+++ b/target.txt\n@@ -1 +1 @@\n-old\n+new\n",
+		"write_file fresh.txt":  "--- a/fresh.txt\n+++ b/fresh.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n",
+		"edit_file target.txt":  "--- a/target.txt\n+++ b/target.txt\n@@ -1 +1 @@\n-old\n+new\n",
 		"create_directory made": "",
 	}
 	for _, cc := range changeCalls {

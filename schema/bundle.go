@@ -53,6 +53,9 @@ func Generate(commentDir string) ([]byte, error) {
 		if err := r.AddGoComments("github.com/fsbox/fsbox/schema", commentDir, jsonschema.WithFullComment()); err != nil {
 			return nil, fmt.Errorf("reading doc comments: %w", err)
 		}
+		for k, v := range r.CommentMap {
+			r.CommentMap[k] = reflow(v)
+		}
 	}
 	defs := map[string]*jsonschema.Schema{}
 	add := func(t reflect.Type) (string, error) {
@@ -191,6 +194,16 @@ func Generate(commentDir string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// reflow joins the hard-wrapped lines of a doc comment into one line per paragraph, so a
+// description reads the same in an LLM prompt, a docstring or a tooltip.
+func reflow(comment string) string {
+	paras := strings.Split(comment, "\n\n")
+	for i, p := range paras {
+		paras[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return strings.Join(paras, "\n\n")
 }
 
 // reachable returns the names of the definitions reachable from roots through $ref.

@@ -7,7 +7,6 @@ package schema
 // ReadFileArgs are the arguments of read_file.
 type ReadFileArgs struct {
 	// File to read, relative to the working directory.
-	// The path relative to the working directory.
 	Path string `json:"path"`
 	// Number of lines to skip (0-based). Default 0.
 	Offset *int `json:"offset,omitempty" jsonschema:"minimum=0"`
@@ -130,7 +129,6 @@ type ListDirectoryResult struct {
 // DirEntry is one entry of a listing.
 type DirEntry struct {
 	// Path relative to the working directory; directories end in "/".
-	// The path relative to the working directory.
 	Path string `json:"path"`
 	// "file" or "directory" (of the symlink target, for links).
 	Type string `json:"type" jsonschema:"enum=file,enum=directory"`
@@ -167,7 +165,6 @@ type SearchMatch struct {
 	// 1-based line number.
 	Line int `json:"line"`
 	// The line without its terminator.
-	// Exactly what the model should see.
 	Text string `json:"text"`
 }
 

@@ -14,8 +14,10 @@
 //  5. A label holding a control or otherwise non-printable character is quoted the way git quotes
 //     it (C escapes, octal for other bytes), so a file name cannot forge a header or a hunk.
 //
-// Diff text has no trailing newline. A diff that is not truncated applies with GNU patch and with
-// git apply once a newline is appended (both tools want the last line terminated).
+// Every line of a diff ends with a newline, the last one included, so a diff that is not truncated
+// applies as it is with GNU patch and git apply (both reject an unterminated last line). This
+// differs from pydantic-ai-harness, whose diff text has no final newline and so cannot be fed to
+// patch without a fix-up; PROTOCOL.md §7 asks for diffs that apply.
 //
 // The line diff itself is github.com/hexops/gotextdiff's Myers implementation, whose time and
 // memory grow with (N+M)·D; textdiff trims the common leading and trailing lines first, so only the
@@ -58,8 +60,7 @@ func Unified(path, old, new string) (diff string, truncated bool) {
 	var b strings.Builder
 	writeHeaders(&b, path)
 	writeHunks(&b, old, new)
-	text := strings.TrimSuffix(b.String(), "\n")
-	return cut(text)
+	return cut(b.String())
 }
 
 // HeadersOnly returns the two header lines of a diff of path, for a change whose content is not
@@ -67,7 +68,7 @@ func Unified(path, old, new string) (diff string, truncated bool) {
 func HeadersOnly(path string) string {
 	var b strings.Builder
 	writeHeaders(&b, path)
-	text, _ := cut(strings.TrimSuffix(b.String(), "\n"))
+	text, _ := cut(b.String())
 	return text
 }
 
@@ -195,12 +196,9 @@ func cut(text string) (string, bool) {
 	if end == len(text) {
 		return text, false
 	}
-	// A newline at code point MaxDiffChars still ends a line that fits.
-	if text[end] == '\n' {
-		return text[:end], true
-	}
+	// Keep whole lines, each with its newline, so even a cut diff is well-formed up to its end.
 	if nl := strings.LastIndexByte(text[:end], '\n'); nl >= 0 {
-		return text[:nl], true
+		return text[:nl+1], true
 	}
 	return text[:end], true
 }

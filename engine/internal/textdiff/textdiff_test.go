@@ -80,11 +80,11 @@ func TestUnified_Exact(t *testing.T) {
 		name, old, new, want string
 	}{
 		{"equal", "same\n", "same\n", ""},
-		{"new file", "", "a\nb\n", "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b"},
-		{"emptied", "a\n", "", "--- a/f\n+++ b/f\n@@ -1 +0,0 @@\n-a"},
-		{"final newline only", "text\n", "text", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-text\n+text\n\\ No newline at end of file"},
+		{"new file", "", "a\nb\n", "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"},
+		{"emptied", "a\n", "", "--- a/f\n+++ b/f\n@@ -1 +0,0 @@\n-a\n"},
+		{"final newline only", "text\n", "text", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-text\n+text\n\\ No newline at end of file\n"},
 		{"context is three lines", numbered(1, 9), strings.Replace(numbered(1, 9), "line 05\n", "five\n", 1),
-			"--- a/f\n+++ b/f\n@@ -2,7 +2,7 @@\n line 02\n line 03\n line 04\n-line 05\n+five\n line 06\n line 07\n line 08"},
+			"--- a/f\n+++ b/f\n@@ -2,7 +2,7 @@\n line 02\n line 03\n line 04\n-line 05\n+five\n line 06\n line 07\n line 08\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestUnified_Bounds(t *testing.T) {
 	t.Run("side over MaxSourceChars is headers only", func(t *testing.T) {
 		old := strings.Repeat("a", MaxSourceChars+1)
 		diff, truncated := Unified("f", old, "x")
-		if diff != "--- a/f\n+++ b/f" || !truncated {
+		if diff != "--- a/f\n+++ b/f\n" || !truncated {
 			t.Fatalf("Unified = %q, %v; want headers only, truncated", diff, truncated)
 		}
 	})
@@ -149,7 +149,11 @@ func TestUnified_CutOnLineBoundary(t *testing.T) {
 	if n := utf8.RuneCountInString(diff); n > MaxDiffChars {
 		t.Fatalf("diff has %d characters; want at most %d", n, MaxDiffChars)
 	}
-	last := diff[strings.LastIndexByte(diff, '\n')+1:]
+	if !strings.HasSuffix(diff, "\n") {
+		t.Fatalf("a cut diff does not end with a newline")
+	}
+	body := strings.TrimSuffix(diff, "\n")
+	last := body[strings.LastIndexByte(body, '\n')+1:]
 	if last != "+0123456789abcdefghi" {
 		t.Fatalf("diff does not end on a whole line: last line %q", last)
 	}
@@ -160,10 +164,10 @@ func TestCut(t *testing.T) {
 	if got, tr := cut(exact[:MaxDiffChars]); tr || len(got) != MaxDiffChars {
 		t.Errorf("a text of exactly MaxDiffChars was cut")
 	}
-	// Newline right at code point MaxDiffChars: the first MaxDiffChars are kept.
-	s := strings.Repeat("x", MaxDiffChars) + "\nmore"
-	if got, tr := cut(s); !tr || got != s[:MaxDiffChars] {
-		t.Errorf("cut at a newline at MaxDiffChars kept %d chars, truncated %v", len(got), tr)
+	// Whole lines only, each with its newline: a line ending one past the bound is dropped.
+	s := "ab\n" + strings.Repeat("x", MaxDiffChars-3) + "\nmore\n"
+	if got, tr := cut(s); !tr || got != "ab\n" {
+		t.Errorf("cut kept %q…, truncated %v; want the first line only", got[:min(len(got), 8)], tr)
 	}
 	// No newline at all: hard cut, counted in code points.
 	s = strings.Repeat("é", MaxDiffChars+5)
@@ -194,7 +198,7 @@ func TestUnified_QuotedNameAppliesWithGitApply(t *testing.T) {
 	requireTool(t, "git")
 	for _, name := range []string{"we\nird.txt", "tab\tname.txt", "sp ace.txt", "bs\\q\"uote.txt", "日本.txt"} {
 		diff, _ := Unified(name, "a\n", "b\n")
-		if strings.Count(diff, "\n") != 4 {
+		if strings.Count(diff, "\n") != 5 {
 			t.Errorf("%q: a name broke the header lines:\n%s", name, diff)
 		}
 		if got := applyGit(t, name, "a\n", diff); got != "b\n" {
@@ -231,7 +235,10 @@ func FuzzUnified(f *testing.F) {
 // hunk counts must agree with their bodies.
 func applyInMemory(t *testing.T, old, diff string) string {
 	t.Helper()
-	lines := strings.Split(diff, "\n")
+	if !strings.HasSuffix(diff, "\n") {
+		t.Fatalf("diff does not end with a newline:\n%s", diff)
+	}
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
 	if len(lines) < 2 || lines[0] != "--- a/f.txt" || lines[1] != "+++ b/f.txt" {
 		t.Fatalf("bad headers:\n%s", diff)
 	}
@@ -341,8 +348,8 @@ func applyGit(t *testing.T, name, old, diff string) string {
 	return apply(t, name, old, diff, "git", "apply", "--whitespace=nowarn", "-")
 }
 
-// apply writes old to name in a fresh directory, feeds diff (plus the final newline the tools
-// want) to the command run there, and returns the file's new content.
+// apply writes old to name in a fresh directory, feeds diff exactly as Unified returned it to the
+// command run there, and returns the file's new content.
 func apply(t *testing.T, name, old, diff string, command ...string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -356,7 +363,7 @@ func apply(t *testing.T, name, old, diff string, command ...string) string {
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+dir, "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	cmd.Stdin = strings.NewReader(diff + "\n")
+	cmd.Stdin = strings.NewReader(diff)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -45,8 +45,8 @@ test("events arrive in order, before the call that caused them resolves", async 
     const edited = events[2];
     assert.ok(edited?.kind === "file_system.file_edited");
     assert.match(edited.diff, /^--- a\/b\.txt\n\+\+\+ b\/b\.txt\n/);
-    // Diff text has no trailing newline (engine/internal/textdiff); a client appends one to apply it.
-    assert.match(edited.diff, /\n-beta\n\+gamma$/);
+    // Every diff line ends with a newline, so the diff applies with patch or git apply as it is.
+    assert.match(edited.diff, /\n-beta\n\+gamma\n$/);
   } finally {
     await fs.close();
   }
@@ -94,7 +94,7 @@ test("a change request refused with cancel(reason) leaves the disk untouched", a
     assert.equal(req?.path, "x.txt");
     assert.equal(req?.reason, "listener");
     assert.equal(req?.root_dir, fs.session.root_dir);
-    assert.match(req?.diff ?? "", /\n\+hello$/);
+    assert.match(req?.diff ?? "", /\n\+hello\n$/);
     assert.equal("cancel" in (req ?? {}), false, "cancel is not part of the wire form");
   } finally {
     await fs.close();
