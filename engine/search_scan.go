@@ -26,6 +26,7 @@ const (
 type lineMatcher struct {
 	re   *regexp.Regexp
 	lit  []byte // required literal, nil when there is none worth using
+	fold bool   // lit is matched ASCII case-insensitively ((?i) patterns)
 	rare int    // index in lit of its least common byte, or -1 to use bytes.Index
 }
 
@@ -37,9 +38,9 @@ func newLineMatcher(pattern string) (*lineMatcher, error) {
 	}
 	m := &lineMatcher{re: re, rare: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		if lit := requiredLiteral(tree.Simplify()); lit != "" {
-			m.lit = []byte(lit)
-			m.rare = rarestByte(m.lit)
+		if lit := requiredLiteral(tree.Simplify()); lit.s != "" {
+			m.lit, m.fold = []byte(lit.s), lit.fold
+			m.rare = rarestByte(m.lit, m.fold)
 		}
 	}
 	return m, nil
@@ -48,19 +49,26 @@ func newLineMatcher(pattern string) (*lineMatcher, error) {
 // rarestByte returns the index of the byte of lit that is least common in source code and prose,
 // when it is rare enough that scanning for it (bytes.IndexByte, vectorised) and verifying the
 // literal around each hit beats bytes.Index, which scans for the literal's first byte; -1
-// otherwise. "func (*Reader)" is found by its "R", not by every "f" of a Go file.
-func rarestByte(lit []byte) int {
+// otherwise. "func (*Reader)" is found by its "R", not by every "f" of a Go file. With fold a
+// letter counts as common as its commoner case (both are scanned for), and there is no -1.
+func rarestByte(lit []byte, fold bool) int {
 	best, bestRank := -1, 256
 	for i, c := range lit {
-		if r := byteRank(c); r < bestRank {
+		r := byteRank(c)
+		if fold && isASCIILetter(c) {
+			r = max(byteRank(c|0x20), byteRank(c&^0x20))
+		}
+		if r < bestRank {
 			best, bestRank = i, r
 		}
 	}
-	if bestRank >= byteRank('a') {
+	if !fold && bestRank >= byteRank('a') {
 		return -1
 	}
 	return best
 }
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // commonBytes lists bytes from most to least frequent in typical source files (whitespace,
 // lower-case letters in English order, the punctuation of C-like languages).
@@ -78,40 +86,91 @@ func byteRank(c byte) int {
 	return 0
 }
 
-// index returns the offset of the first occurrence of m.lit in s, or -1.
+// index returns the offset of the first occurrence of m.lit in s (ASCII case-insensitively with
+// m.fold), or -1.
 func (m *lineMatcher) index(s []byte) int {
 	if m.rare < 0 {
 		return bytes.Index(s, m.lit)
 	}
-	k, c, n := m.rare, m.lit[m.rare], len(m.lit)
+	k, n := m.rare, len(m.lit)
+	c1, c2 := m.lit[k], m.lit[k]
+	if m.fold && isASCIILetter(c1) {
+		c1, c2 = c1|0x20, c1&^0x20
+	}
+	// next1 and next2 are the next positions of c1 and c2 at or after pos (-1: none left), kept
+	// across hits so that a frequent case never makes the scan for the other one quadratic.
+	next1, next2 := -2, -2
+	find := func(c byte, from int) int {
+		if j := bytes.IndexByte(s[from:], c); j >= 0 {
+			return from + j
+		}
+		return -1
+	}
 	for pos := k; pos < len(s); {
-		j := bytes.IndexByte(s[pos:], c)
+		if next1 != -1 && next1 < pos {
+			next1 = find(c1, pos)
+		}
+		j := next1
+		if c2 != c1 {
+			if next2 != -1 && next2 < pos {
+				next2 = find(c2, pos)
+			}
+			if j < 0 || next2 >= 0 && next2 < j {
+				j = next2
+			}
+		}
 		if j < 0 {
 			return -1
 		}
-		start := pos + j - k
-		if start+n <= len(s) && bytes.Equal(s[start:start+n], m.lit) {
-			return start
+		start := j - k
+		if start+n <= len(s) {
+			w := s[start : start+n]
+			if m.fold && bytes.EqualFold(w, m.lit) || !m.fold && bytes.Equal(w, m.lit) {
+				return start
+			}
 		}
-		pos += j + 1
+		pos = j + 1
 	}
 	return -1
 }
 
-// requiredLiteral returns the longest literal string that every match of re contains, or "".
-// Case-folded literals count only when none of their characters has another case.
-func requiredLiteral(re *syntax.Regexp) string {
+// literal is a string every match contains; fold: up to ASCII case.
+type literal struct {
+	s    string
+	fold bool
+}
+
+// requiredLiteral returns the longest literal that every match of re contains (s is "" when
+// there is none). A case-folded literal ((?i)) is cut at the characters whose case variants are
+// not all ASCII ("k" also matches the Kelvin sign, "s" the long s, "é" is two bytes in either
+// case), since the buffer search compares bytes; the pieces between are still required.
+func requiredLiteral(re *syntax.Regexp) literal {
 	switch re.Op {
 	case syntax.OpLiteral:
-		for _, r := range re.Rune {
-			if r == utf8.RuneError {
-				return "" // the regexp matches invalid bytes as U+FFFD; bytes.Index would not
+		fold := re.Flags&syntax.FoldCase != 0
+		var best, run []rune
+		runFolds, bestFolds := false, false
+		flush := func() {
+			if len(run) > len(best) {
+				best, bestFolds = run, runFolds
 			}
-			if re.Flags&syntax.FoldCase != 0 && unicode.SimpleFold(r) != r {
-				return ""
+			run, runFolds = nil, false
+		}
+		for _, r := range re.Rune {
+			switch {
+			case r == utf8.RuneError:
+				flush() // the regexp matches invalid bytes as U+FFFD; a byte search would not
+			case !fold || unicode.SimpleFold(r) == r:
+				run = append(run, r)
+			case asciiFoldOrbit(r):
+				run = append(run, r)
+				runFolds = true
+			default:
+				flush()
 			}
 		}
-		return string(re.Rune)
+		flush()
+		return literal{s: string(best), fold: bestFolds}
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiteral(re.Sub[0])
 	case syntax.OpRepeat:
@@ -119,15 +178,29 @@ func requiredLiteral(re *syntax.Regexp) string {
 			return requiredLiteral(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		best := ""
+		var best literal
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
+			l := requiredLiteral(sub)
+			if len(l.s) > len(best.s) || len(l.s) == len(best.s) && best.fold && !l.fold {
 				best = l
 			}
 		}
 		return best
 	}
-	return ""
+	return literal{}
+}
+
+// asciiFoldOrbit reports whether r and every character it case-folds to are ASCII.
+func asciiFoldOrbit(r rune) bool {
+	if r >= utf8.RuneSelf {
+		return false
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // scanState is one worker's reusable buffer.

@@ -279,8 +279,12 @@ func TestRequiredLiteral(t *testing.T) {
 	for _, tc := range []struct{ pattern, want string }{
 		{`func \(\w+ \*Reader\)`, " *Reader)"},
 		{`hello`, "hello"},
-		{`(?i)hello`, ""},
+		{`(?i)hello`, "hello"},
 		{`(?i)123`, "123"},
+		{`(?i)token`, "to"},
+		{`(?i)Tokens!`, "to"},
+		{`(?i)caféx`, "caf"},
+		{`(?i)séance`, "ance"},
 		{`a|b`, ""},
 		{`(foo)+bar`, "foo"},
 		{`x*`, ""},
@@ -291,7 +295,7 @@ func TestRequiredLiteral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := string(m.lit); got != tc.want {
+		if got := string(m.lit); !strings.EqualFold(got, tc.want) {
 			t.Errorf("requiredLiteral(%q) = %q; want %q", tc.pattern, got, tc.want)
 		}
 	}
@@ -300,19 +304,36 @@ func TestRequiredLiteral(t *testing.T) {
 // TestLineMatcher_Index checks the rare-byte literal search against bytes.Index.
 func TestLineMatcher_Index(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, lit := range []string{"func (*Reader)", "Reader", "aaR", "RR", "x", "é*", "ab"} {
-		m := &lineMatcher{lit: []byte(lit), rare: rarestByte([]byte(lit))}
-		for range 2000 {
-			b := make([]byte, rng.IntN(40))
-			for i := range b {
-				b[i] = "Rabefunc (*eader)xé"[rng.IntN(20)]
-			}
-			if got, want := m.index(b), bytes.Index(b, m.lit); got != want {
-				t.Fatalf("index(%q, %q) = %d; want %d (rare %d)", b, lit, got, want, m.rare)
+	for _, lit := range []string{"func (*Reader)", "Reader", "aaR", "RR", "x", "é*", "ab", "Ab"} {
+		for _, fold := range []bool{false, true} {
+			m := &lineMatcher{lit: []byte(lit), fold: fold, rare: rarestByte([]byte(lit), fold)}
+			for range 2000 {
+				b := make([]byte, rng.IntN(40))
+				for i := range b {
+					b[i] = "RabefuncAB (*eaderRDx)é"[rng.IntN(24)]
+				}
+				want := bytes.Index(b, m.lit)
+				if fold {
+					want = bytes.Index(asciiLower(b), asciiLower(m.lit))
+				}
+				if got := m.index(b); got != want {
+					t.Fatalf("index(%q, %q, fold %v) = %d; want %d (rare %d)", b, lit, fold, got, want, m.rare)
+				}
 			}
 		}
 	}
-	if r := rarestByte([]byte("func (*Reader)")); r != 7 {
+	if r := rarestByte([]byte("func (*Reader)"), false); r != 7 {
 		t.Errorf("rarestByte(func (*Reader)) = %d; want 7 (R)", r)
 	}
+}
+
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }

@@ -126,6 +126,9 @@ func BenchmarkSearchFiles(b *testing.B) {
 	b.Run("gosrc/regex", func(b *testing.B) {
 		benchCall(b, goSrc(b), "search_files", map[string]any{"pattern": `func \(\w+ \*Reader\)`})
 	})
+	b.Run("gosrc/ignorecase", func(b *testing.B) {
+		benchCall(b, goSrc(b), "search_files", map[string]any{"pattern": `(?i)func \(\w+ \*reader\)`})
+	})
 }
 
 func BenchmarkFindFiles(b *testing.B) {
