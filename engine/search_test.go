@@ -337,3 +337,46 @@ func asciiLower(b []byte) []byte {
 	}
 	return out
 }
+
+// FuzzLineMatcher checks the scanner (chunking, literal prefilter, CRLF handling) against the
+// plain per-line regexp on arbitrary content, for a set of patterns with and without literals.
+func FuzzLineMatcher(f *testing.F) {
+	patterns := []string{"needle", `(?i)NeEdLe`, `ne+dle$`, `^\s*x`, `a.c`, `(?i)kelvin`, `é`, `\bfoo\b`, `^$`}
+	f.Add([]byte("a needle\r\nNEEDLE\nx\n\nabc\nfoo bar\n"), uint8(0))
+	f.Add([]byte("\u212Aelvin KELVIN\n"), uint8(5))
+	f.Fuzz(func(t *testing.T, content []byte, which uint8) {
+		pattern := patterns[int(which)%len(patterns)]
+		m, err := newLineMatcher(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		var st scanState
+		binary, err := m.scan(&st, bytes.NewReader(content), int64(len(content)), func(line int, text []byte) bool {
+			got = append(got, line)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.IndexByte(content[:min(len(content), binarySniffBytes)], 0) >= 0 {
+			if !binary {
+				t.Fatal("a NUL in the first 8192 bytes was not reported as binary")
+			}
+			return
+		}
+		var want []int
+		lines := bytes.Split(content, []byte("\n"))
+		if len(lines[len(lines)-1]) == 0 {
+			lines = lines[:len(lines)-1]
+		}
+		for i, l := range lines {
+			if m.re.Match(bytes.TrimSuffix(l, []byte("\r"))) {
+				want = append(want, i+1)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("pattern %q: lines %v; want %v", pattern, got, want)
+		}
+	})
+}
