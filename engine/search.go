@@ -279,11 +279,7 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 // every file the directory handle can reach is readable anyway.
 func (s *searcher) open(j *searchJob) (entryFile, int64, bool) {
 	if j.link != nil {
-		f, fi, err := s.e.openRegular(s.c.tool, j.link)
-		if err != nil {
-			return nil, 0, false
-		}
-		return f, fi.Size(), true
+		return openResolved(s.e, j.link.rel, j.link.info)
 	}
 	return j.dir.h.openEntry(j.name, s.filter.filters)
 }

@@ -28,43 +28,84 @@ type dirHandle struct {
 	fd int
 }
 
-// openDirHandle opens the root-relative directory rel through the engine's os.Root and checks on
-// the descriptor that it is want (the directory resolve saw).
+// openDirHandle opens the root-relative directory rel (resolved: no symlink in it) one component
+// at a time from the root's descriptor with O_NOFOLLOW, and checks that it is want (the
+// directory resolve saw). Walking by descriptor matters: resolve checked rel's components one
+// Lstat at a time, and a component swapped for a symlink since (to a denied directory, say)
+// would be followed by a path open through os.Root, leading the walk into a directory nobody
+// checked. Here a swapped component fails the open (changed_during_request for the caller).
 func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
-	f, err := e.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	f, err := e.root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return dirHandle{}, err
 	}
-	defer f.Close()
-	if want != nil {
-		fi, err := f.Stat()
-		if err != nil {
-			return dirHandle{}, err
-		}
-		if !fi.IsDir() || !os.SameFile(fi, want) {
-			return dirHandle{}, errDirSwapped
-		}
-	}
 	rc, err := f.SyscallConn()
 	if err != nil {
+		f.Close()
 		return dirHandle{}, err
 	}
 	fd := -1
 	var derr error
 	rc.Control(func(s uintptr) {
-		var r uintptr
-		var errno syscall.Errno
-		r, _, errno = syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
+		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
 		if errno != 0 {
 			derr = errno
 			return
 		}
 		fd = int(r)
 	})
+	f.Close()
 	if derr != nil {
 		return dirHandle{}, derr
 	}
-	return dirHandle{fd: fd}, nil
+	h := dirHandle{fd: fd}
+	for _, name := range splitPath(rel) {
+		next, err := h.child(name)
+		h.close()
+		if err == syscall.ELOOP || err == syscall.ENOTDIR {
+			return dirHandle{}, errDirSwapped
+		}
+		if err != nil {
+			return dirHandle{}, err
+		}
+		h = next
+	}
+	if want != nil {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(h.fd, &st); err != nil {
+			h.close()
+			return dirHandle{}, err
+		}
+		ws, ok := want.Sys().(*syscall.Stat_t)
+		if !ok || ws.Dev != st.Dev || ws.Ino != st.Ino {
+			h.close()
+			return dirHandle{}, errDirSwapped
+		}
+	}
+	return h, nil
+}
+
+// openResolved opens the regular file at the resolved root-relative path rel for reading, by
+// descriptor from the root with O_NOFOLLOW at every component (see openDirHandle), and checks
+// that it is want. Walkers use it for the targets of symlinked entries.
+func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
+	dir, name := parentRel(rel)
+	h, err := openDirHandle(e, dir, nil)
+	if err != nil {
+		return nil, 0, false
+	}
+	defer h.close()
+	f, size, ok := h.openEntry(name, false)
+	if !ok {
+		return nil, 0, false
+	}
+	var st syscall.Stat_t
+	ws, isStat := want.Sys().(*syscall.Stat_t)
+	if err := syscall.Fstat(int(f.(rawFile)), &st); err != nil || !isStat || ws.Dev != st.Dev || ws.Ino != st.Ino {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, size, true
 }
 
 func (h dirHandle) close() { syscall.Close(h.fd) }

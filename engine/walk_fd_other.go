@@ -73,3 +73,13 @@ func (h dirHandle) openEntry(name string, sameAsListed bool) (entryFile, int64, 
 	}
 	return f, fi.Size(), true
 }
+
+// openResolved opens the regular file at the resolved root-relative path rel for reading and
+// checks that it is want (see the Linux version).
+func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
+	f, fi, err := e.openRegular("", &resolved{spelling: rel, lexical: rel, rel: rel, exists: true, info: want})
+	if err != nil {
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
+}

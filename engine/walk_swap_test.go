@@ -12,12 +12,15 @@ import (
 
 // TestWalkers_SymlinkSwapRace flips a directory between the real thing, a symlink to the outside
 // and a symlink to a denied directory, while every walker runs over the root and over the
-// directory itself. No walker may ever show a name or a line from outside the root or from the
-// denied directory: entries are opened relative to directory descriptors with O_NOFOLLOW, and a
-// walk root that changed after its resolution is refused.
+// directory itself and below it. No walker may ever show a name or a line from outside the root
+// or from the denied directory: walk roots and link targets are opened component by component
+// from the root's descriptor with O_NOFOLLOW, entries relative to their directory's descriptor,
+// and a walk root that changed after its resolution is refused. (Resolving "dir/sub" checks
+// "dir" and then "dir/sub" with two Lstats, so "dir" can be swapped in between; only the
+// descriptor walk at open time makes the check hold.)
 func TestWalkers_SymlinkSwapRace(t *testing.T) {
 	fx := makeFixture(t, "dir/f.txt: inside\n", "dir/sub/g.txt: inside\n",
-		"private/OUTSIDE_OR_PRIVATE_NAME.txt: PRIVATE\n", "$OUTSIDE/OUTSIDE_OR_PRIVATE_NAME.txt: OUTSIDE\n")
+		"private/sub/OUTSIDE_OR_PRIVATE_NAME.txt: PRIVATE\n", "private/OUTSIDE_OR_PRIVATE_NAME.txt: PRIVATE\n", "$OUTSIDE/OUTSIDE_OR_PRIVATE_NAME.txt: OUTSIDE\n")
 	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: []string{"private"}}))
 	forbidden := []string{"OUTSIDE", "PRIVATE"}
 
@@ -40,7 +43,7 @@ func TestWalkers_SymlinkSwapRace(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"list_directory", map[string]any{"path": "dir"}},
+		{"list_directory", map[string]any{"path": "dir/sub"}}, {"search_files", map[string]any{"pattern": ".", "path": "dir/sub"}}, {"directory_tree", map[string]any{"path": "dir/sub"}}, {"find_files", map[string]any{"pattern": "*", "path": "dir/sub"}},
 		{"directory_tree", map[string]any{}},
 		{"search_files", map[string]any{"pattern": "."}},
 		{"search_files", map[string]any{"pattern": ".", "path": "dir"}},
