@@ -85,6 +85,28 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 	return h, nil
 }
 
+// statResolved lstats the resolved root-relative path rel by descriptor (see openDirHandle) and
+// reports whether it is still want, the FileInfo resolve returned: resolve's own Lstat follows a
+// component swapped for a symlink meanwhile, so its FileInfo may describe a file nobody checked.
+func statResolved(e *Engine, rel string, want fs.FileInfo) bool {
+	dir, name := parentRel(rel)
+	if rel == "." {
+		dir, name = ".", "."
+	}
+	h, err := openDirHandle(e, dir, nil)
+	if err != nil {
+		return false
+	}
+	defer h.close()
+	fi, err := h.lstat(name)
+	if err != nil {
+		return false
+	}
+	a, okA := fi.Sys().(*syscall.Stat_t)
+	b, okB := want.Sys().(*syscall.Stat_t)
+	return okA && okB && a.Dev == b.Dev && a.Ino == b.Ino
+}
+
 // openResolved opens the regular file at the resolved root-relative path rel for reading, by
 // descriptor from the root with O_NOFOLLOW at every component (see openDirHandle), and checks
 // that it is want. Walkers use it for the targets of symlinked entries.

@@ -83,3 +83,10 @@ func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bo
 	}
 	return f, fi.Size(), true
 }
+
+// statResolved reports whether rel is still want (see the Linux version; here os.Root's Lstat is
+// all there is, so this only catches a replaced final component).
+func statResolved(e *Engine, rel string, want fs.FileInfo) bool {
+	fi, err := e.root.Lstat(rel)
+	return err == nil && os.SameFile(fi, want)
+}
