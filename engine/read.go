@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -262,10 +263,7 @@ func (ls *lineState) endLine() {
 		fits := !ls.over
 		var rl renderedLine
 		if fits {
-			text := decodeLenient(ls.buf)
-			rl.lineChars = utf8.RuneCountInString(text)
-			rl.text = fmt.Sprintf("%6d\t", ls.idx+1) + text
-			rl.chars = utf8.RuneCountInString(rl.text)
+			rl = renderLine(ls.idx+1, ls.buf)
 			fits = ls.usedEst+rl.chars <= ls.w.budget
 		}
 		if fits {
@@ -284,6 +282,29 @@ func (ls *lineState) endLine() {
 	if ls.w.limit == 0 || ls.idx >= ls.w.offset+ls.w.limit {
 		ls.buf = nil
 	}
+}
+
+// renderLine renders one window line as read_file shows it: the 1-based number right-aligned in
+// six columns, a TAB, and the line decoded leniently with its terminator. It allocates once: this
+// runs for every line shown, and a per-line Sprintf and concatenation were most of a small read.
+func renderLine(number int, line []byte) renderedLine {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(number), 10)
+	text := line
+	if !utf8.Valid(line) {
+		text = []byte(decodeLenient(line))
+	}
+	var b strings.Builder
+	pad := max(6-len(digits), 0)
+	b.Grow(pad + len(digits) + 1 + len(text))
+	for range pad {
+		b.WriteByte(' ')
+	}
+	b.Write(digits)
+	b.WriteByte('\t')
+	b.Write(text)
+	lineChars := utf8.RuneCount(text)
+	return renderedLine{text: b.String(), chars: pad + len(digits) + 1 + lineChars, lineChars: lineChars}
 }
 
 // countingReader hashes and counts what it reads.
