@@ -44,7 +44,8 @@ type resolved struct {
 //  6. a non-directory followed by further components is parent_not_directory, and an existing
 //     non-directory spelled with a trailing "/" is not_a_directory.
 //
-// The result names no symlink at the time of the check. Later I/O goes through the os.Root, so a
+// The result names no symlink at the time of the check, and its FileInfo is confirmed by a
+// descriptor walk that follows no symlink (statResolved). Later I/O goes through the os.Root, so a
 // component swapped for a symlink afterwards still cannot lead out of the root, and the openers
 // (openRegular, openParent) verify they reached the file resolve saw.
 func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
@@ -67,6 +68,13 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	r, err := e.walkComponents(op, spelling, comps)
 	if err != nil {
 		return nil, err
+	}
+	// walkComponents Lstats each prefix through the os.Root, which follows a component swapped
+	// for an in-root symlink meanwhile; its FileInfo could then describe a file nobody checked
+	// (a denied one). Confirm it by descriptor, one O_NOFOLLOW component at a time, so every
+	// identity check downstream compares against the file that really is at r.rel.
+	if r.exists && !statResolved(e, r.rel, r.info) {
+		return nil, errChanged(op, r)
 	}
 	r.dirSlash = strings.HasSuffix(spelling, "/") || strings.HasSuffix(spelling, "/.")
 	if r.dirSlash && r.exists && !r.info.IsDir() {
