@@ -963,3 +963,22 @@ func (o *object) reqArray(key string) ([]*object, error) {
 	}
 	return objs, nil
 }
+
+// NotificationEvents returns the events the event notification carries: every entry of
+// x-fsbox.events except those that are the params of a server-to-client request (the change
+// request, which arrives as a change_request, not as an event).
+func (m *Model) NotificationEvents() []*Event {
+	requestParams := map[*Type]bool{}
+	for _, me := range m.Methods {
+		if me.Direction == "server_to_client" && !me.Notification && me.Params != nil {
+			requestParams[me.Params] = true
+		}
+	}
+	var events []*Event
+	for _, e := range m.Events {
+		if !requestParams[e.Type] {
+			events = append(events, e)
+		}
+	}
+	return events
+}

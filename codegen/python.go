@@ -346,24 +346,6 @@ func pyIsPlain(r *TypeRef) bool {
 	return true
 }
 
-// pyNotificationEvents are the events the event notification carries: all of x-fsbox.events but
-// those that are the params of a server-to-client request (the change request).
-func pyNotificationEvents(m *Model) []*Event {
-	requests := map[*Type]bool{}
-	for _, me := range m.Methods {
-		if me.Direction == "server_to_client" && !me.Notification && me.Params != nil {
-			requests[me.Params] = true
-		}
-	}
-	var out []*Event
-	for _, e := range m.Events {
-		if !requests[e.Type] {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func pyTypes(m *Model) []byte {
 	w := &pyWriter{}
 	w.b.WriteString(Header("#", m))
@@ -503,7 +485,7 @@ func pyClass(w *pyWriter, t *Type) {
 }
 
 func pyEventTable(w *pyWriter, m *Model) {
-	events := pyNotificationEvents(m)
+	events := m.NotificationEvents()
 	w.line(0, "")
 	w.line(0, "")
 	if len(events) == 0 {

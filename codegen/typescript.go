@@ -233,24 +233,6 @@ func tsConstraints(f *Field) string {
 	return strings.Join(notes, " ")
 }
 
-// tsNotificationEvents returns the events that arrive as event notifications: every event type
-// except those that are the params of a server-to-client request (the change request).
-func tsNotificationEvents(m *Model) []*Event {
-	requestParams := map[*Type]bool{}
-	for _, me := range m.Methods {
-		if me.Direction == "server_to_client" && !me.Notification && me.Params != nil {
-			requestParams[me.Params] = true
-		}
-	}
-	var events []*Event
-	for _, e := range m.Events {
-		if !requestParams[e.Type] {
-			events = append(events, e)
-		}
-	}
-	return events
-}
-
 func tsTypes(m *Model) []byte {
 	w := &tsWriter{}
 	w.b.WriteString(Header("//", m))
@@ -307,7 +289,7 @@ func tsType(w *tsWriter, t *Type) {
 }
 
 func tsEventUnion(w *tsWriter, m *Model) {
-	events := tsNotificationEvents(m)
+	events := m.NotificationEvents()
 	w.doc(0, "Event is the params of an event notification, discriminated on kind.")
 	names := make([]string, len(events))
 	for i, e := range events {
