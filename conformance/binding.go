@@ -110,9 +110,12 @@ func pickFile(dir string, names []string, ext string) (string, error) {
 
 func (t *bindingTarget) Name() string { return "binding:" + t.lang }
 
-// Capabilities: an adapter executes typed calls only: no raw lines, no plain methods, no
-// pipelining, and change requests can only be answered from the scripted list.
-func (t *bindingTarget) Capabilities() map[string]bool { return map[string]bool{} }
+// Capabilities: an adapter executes typed calls and hands each change request to the runner as
+// it arrives, so the runner can change the disk before answering, or answer with an error. It
+// sends no raw lines, pipelines nothing and cannot cancel a call.
+func (t *bindingTarget) Capabilities() map[string]bool {
+	return map[string]bool{"change_request_fs": true, "change_request_error": true}
+}
 
 func (t *bindingTarget) Open(ctx context.Context) (Session, error) {
 	t.once.Do(func() {
@@ -154,28 +157,41 @@ func (s *adapterSession) readLoop() {
 	}
 }
 
-func (s *adapterSession) op(ctx context.Context, msg map[string]any) (map[string]any, error) {
+func (s *adapterSession) send(msg map[string]any) error {
 	b, err := json.Marshal(msg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.p.stdin.Write(append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("adapter: writing %s: %w", msg["op"], err)
+		return fmt.Errorf("adapter: writing %s: %w", msg["op"], err)
 	}
+	return nil
+}
+
+// read waits for the adapter's next line; what names the op it is for, in errors.
+func (s *adapterSession) read(ctx context.Context, what any) (map[string]any, error) {
 	select {
 	case line := <-s.lines:
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
 		var out map[string]any
 		if err := dec.Decode(&out); err != nil {
-			return nil, fmt.Errorf("adapter answered %s with a line that is not JSON: %s", msg["op"], quoteShort(line))
+			return nil, fmt.Errorf("adapter answered %s with a line that is not JSON: %s", what, quoteShort(line))
 		}
 		return out, nil
 	case <-s.done:
-		return nil, fmt.Errorf("adapter exited while answering %s", msg["op"])
+		return nil, fmt.Errorf("adapter exited while answering %s", what)
 	case <-ctx.Done():
-		return nil, fmt.Errorf("adapter did not answer %s: %w", msg["op"], ctx.Err())
+		return nil, fmt.Errorf("adapter did not answer %s: %w", what, ctx.Err())
 	}
+}
+
+// op sends one op and reads its answer.
+func (s *adapterSession) op(ctx context.Context, msg map[string]any) (map[string]any, error) {
+	if err := s.send(msg); err != nil {
+		return nil, err
+	}
+	return s.read(ctx, msg["op"])
 }
 
 func (s *adapterSession) Start(ctx context.Context, p StartParams) (any, map[string]any, error) {
@@ -197,39 +213,65 @@ func (s *adapterSession) Start(ctx context.Context, p StartParams) (any, map[str
 	return out["initialize"], nil, nil
 }
 
-func (s *adapterSession) Call(ctx context.Context, tool string, args any, answers []Answer, _ AnswerFunc) (*Outcome, error) {
-	ans := []any{}
-	for _, a := range answers {
-		m := map[string]any{"approve": a.Approve}
-		if a.Reason != "" {
-			m["reason"] = a.Reason
-		}
-		ans = append(ans, m)
-	}
+// Call sends the call op; until its answer comes, each {"change_request": …} line the adapter
+// writes is the SDK's callback waiting: answer decides it (performing the vector's disk changes
+// first) and the runner sends {"op":"answer"} back.
+func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer AnswerFunc) (*Outcome, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	out, err := s.op(ctx, map[string]any{"op": "call", "tool": tool, "arguments": args, "change_answers": ans})
-	if err != nil {
+	if err := s.send(map[string]any{"op": "call", "tool": tool, "arguments": args}); err != nil {
 		return nil, err
 	}
 	o := &Outcome{}
-	if r, ok := out["skipped"].(string); ok {
-		o.Skipped = r
-		return o, nil
-	}
-	o.Events, _ = out["events"].([]any)
-	o.ChangeRequests, _ = out["change_requests"].([]any)
-	if ok, _ := out["ok"].(bool); ok {
-		o.Result = out["result"]
-	} else {
-		e, _ := out["error"].(map[string]any)
-		if e == nil {
-			e = map[string]any{"message": "adapter answered ok: false without an error"}
+	for {
+		out, err := s.read(ctx, "call")
+		if err != nil {
+			return nil, err
 		}
-		o.Error = flattenError(e)
+		cr, ok := out["change_request"]
+		if !ok {
+			if r, ok := out["skipped"].(string); ok {
+				o.Skipped = r
+				return o, nil
+			}
+			o.Events, _ = out["events"].([]any)
+			if ok, _ := out["ok"].(bool); ok {
+				o.Result = out["result"]
+			} else {
+				e, _ := out["error"].(map[string]any)
+				if e == nil {
+					e = map[string]any{"message": "adapter answered ok: false without an error"}
+				}
+				o.Error = flattenError(e)
+			}
+			return o, nil
+		}
+		o.ChangeRequests = append(o.ChangeRequests, cr)
+		reply := map[string]any{"op": "answer", "approve": true}
+		if answer != nil {
+			res, rpcErr := answer(cr)
+			switch {
+			case rpcErr == cancelAnswer:
+				return nil, errors.New("the adapter protocol cannot cancel a call")
+			case rpcErr != nil:
+				msg := rpcErr.Message
+				if msg == "" {
+					msg = fmt.Sprintf("error %d", rpcErr.Code)
+				}
+				reply = map[string]any{"op": "answer", "approve": false, "error": msg}
+			default:
+				m, _ := res.(map[string]any)
+				reply["approve"], _ = m["approve"].(bool)
+				if reason, ok := m["reason"].(string); ok {
+					reply["reason"] = reason
+				}
+			}
+		}
+		if err := s.send(reply); err != nil {
+			return nil, err
+		}
 	}
-	return o, nil
 }
 
 func (s *adapterSession) Close() string {

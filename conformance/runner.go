@@ -419,7 +419,7 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 	switch {
 	case st.Call != "":
 		args := r.fx.ExpandAll(r.subst(st.Args))
-		out, err := r.sess.Call(sctx, st.Call, args, st.Answers, r.answerFunc(st.Answers, label))
+		out, err := r.sess.Call(sctx, st.Call, args, r.answerFunc(st.Answers, label))
 		if err != nil {
 			r.failf("%s: %s: %v", label, st.Call, err)
 			return ""

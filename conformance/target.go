@@ -28,17 +28,22 @@ type StartParams struct {
 type Session interface {
 	// Start initializes; it returns the initialize result, or the error the server answered.
 	Start(ctx context.Context, p StartParams) (result any, rpcErr map[string]any, err error)
-	// Call calls a tool. answers is the scripted list (for adapters); answer is the same script as
-	// a function, for targets that see each change request live.
-	Call(ctx context.Context, tool string, args any, answers []Answer, answer AnswerFunc) (*Outcome, error)
+	// Call calls a tool; answer decides each change request the call causes, as it arrives.
+	Call(ctx context.Context, tool string, args any, answer AnswerFunc) (*Outcome, error)
 	// Close ends the session and returns what the implementation wrote to stderr.
 	Close() string
 }
 
-// wireCapable is a session on the raw protocol: it can send arbitrary lines and plain methods and
+// requester is a session that can send plain methods (tools/list, schema, …). Binding adapters
+// offer the ones their SDK has a method for and skip the rest.
+type requester interface {
+	Request(ctx context.Context, method string, params any) (*Outcome, error)
+}
+
+// wireCapable is a session on the raw protocol: it can send arbitrary lines and any method and
 // pipeline calls. Binding adapters are not.
 type wireCapable interface {
-	Request(ctx context.Context, method string, params any) (*Outcome, error)
+	requester
 	Raw(ctx context.Context, line []byte, want int, expectEOF bool) ([]any, error)
 	Parallel(ctx context.Context, calls []Step, args []any) ([]*Outcome, error)
 	// Side calls a tool while another call is in flight, outside its event collection.

@@ -354,7 +354,7 @@ func (s *wireSession) Start(ctx context.Context, p StartParams) (any, map[string
 	return out.Result, out.Error, nil
 }
 
-func (s *wireSession) Call(ctx context.Context, tool string, args any, answers []Answer, answer AnswerFunc) (*Outcome, error) {
+func (s *wireSession) Call(ctx context.Context, tool string, args any, answer AnswerFunc) (*Outcome, error) {
 	params := map[string]any{"name": tool}
 	if args != nil {
 		params["arguments"] = args

@@ -1,6 +1,8 @@
 // Command go is the Go binding's conformance adapter: `fsbox conformance run --target binding:go`
 // builds it and sends it one NDJSON op per line on stdin (start, call, stop), and it answers each
-// with one line on stdout after executing it through package fsboxclient. Tool calls go through the
+// with one line on stdout after executing it through package fsboxclient. While a call runs, each
+// change request the client's OnChangeRequest receives is written out as {"change_request": …}
+// and answered by the runner's next line, {"op":"answer",…}. Tool calls go through the
 // typed methods (the table in dispatch_gen.go is generated from the schema); a tool without one,
 // or arguments its typed parameters cannot represent exactly (an unknown field, a wrong type, a
 // missing required field), go through Client.Call, so the server's own verdict comes back.
@@ -69,49 +71,58 @@ type op struct {
 	ChangeRequests bool            `json:"change_requests"`
 	Tool           string          `json:"tool"`
 	Arguments      json.RawMessage `json:"arguments"`
-	ChangeAnswers  []answer        `json:"change_answers"`
-}
-
-type answer struct {
+	// The runner's answer to a change request (op "answer"): Error set fails the callback.
 	Approve bool   `json:"approve"`
 	Reason  string `json:"reason"`
+	Error   string `json:"error"`
 }
 
-// adapter holds the session and what the callbacks recorded during the current call.
+// adapter holds the session, the runner's pipes and the events of the current call.
 type adapter struct {
 	client *fsboxclient.Client
+	in     *bufio.Reader
+	out    *json.Encoder
 
-	mu             sync.Mutex // guards the fields below, written by the client's callbacks
-	events         []json.RawMessage
-	changeRequests []json.RawMessage
-	answers        []answer
+	exchange sync.Mutex // one change request at a time on the pipes
+	mu       sync.Mutex // guards events, written by the client's callback
+	events   []json.RawMessage
 }
 
 func main() {
-	a := &adapter{}
-	in := bufio.NewReader(os.Stdin)
-	out := json.NewEncoder(os.Stdout)
+	a := &adapter{in: bufio.NewReader(os.Stdin), out: json.NewEncoder(os.Stdout)}
 	for {
-		line, err := in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var o op
-			var resp map[string]any
-			if jerr := json.Unmarshal(line, &o); jerr != nil {
-				resp = map[string]any{"ok": false, "skipped": "op is not JSON: " + jerr.Error()}
-			} else {
-				resp = a.do(o)
-			}
-			if eerr := out.Encode(resp); eerr != nil {
-				fmt.Fprintln(os.Stderr, "adapter:", eerr)
-				os.Exit(1)
-			}
-			if o.Op == "stop" {
-				return
-			}
-		}
+		o, err := a.next()
 		if err != nil {
 			a.stop()
 			return
+		}
+		resp := map[string]any{"ok": false, "skipped": "op is not JSON"}
+		if o != nil {
+			resp = a.do(*o)
+		}
+		if eerr := a.out.Encode(resp); eerr != nil {
+			fmt.Fprintln(os.Stderr, "adapter:", eerr)
+			os.Exit(1)
+		}
+		if o != nil && o.Op == "stop" {
+			return
+		}
+	}
+}
+
+// next reads the runner's next op, skipping blank lines; a line that is not JSON gives nil.
+func (a *adapter) next() (*op, error) {
+	for {
+		line, err := a.in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var o op
+			if json.Unmarshal(line, &o) != nil {
+				return nil, nil
+			}
+			return &o, nil
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 }
@@ -166,7 +177,7 @@ func (a *adapter) start(o op) map[string]any {
 
 func (a *adapter) call(o op) map[string]any {
 	a.mu.Lock()
-	a.events, a.changeRequests, a.answers = nil, nil, o.ChangeAnswers
+	a.events = nil
 	a.mu.Unlock()
 	args := o.Arguments
 	if len(args) == 0 {
@@ -182,7 +193,7 @@ func (a *adapter) call(o op) map[string]any {
 		result, err = a.client.Call(ctx, o.Tool, args)
 	}
 	a.mu.Lock()
-	resp := map[string]any{"events": nonNil(a.events), "change_requests": nonNil(a.changeRequests)}
+	resp := map[string]any{"events": nonNil(a.events)}
 	a.mu.Unlock()
 	if err != nil {
 		resp["ok"], resp["error"] = false, errorJSON(err)
@@ -209,21 +220,26 @@ func (a *adapter) onEvent(e fsboxclient.Event) {
 	a.mu.Unlock()
 }
 
-// onChangeRequest records the request and answers with the next scripted answer, approving when
-// they run out.
+// onChangeRequest hands the request to the runner and returns what it answers: nil approves,
+// req.Cancel refuses, and an error answer fails the callback, so the server fails the call.
 func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequest) error {
-	b, _ := json.Marshal(req.FileChangeRequest)
-	a.mu.Lock()
-	a.changeRequests = append(a.changeRequests, b)
-	ans := answer{Approve: true}
-	if len(a.answers) > 0 {
-		ans, a.answers = a.answers[0], a.answers[1:]
+	a.exchange.Lock()
+	defer a.exchange.Unlock()
+	if err := a.out.Encode(map[string]any{"change_request": req.FileChangeRequest}); err != nil {
+		return err
 	}
-	a.mu.Unlock()
-	if ans.Approve {
-		return nil
+	ans, err := a.next()
+	switch {
+	case err != nil:
+		return fmt.Errorf("no answer from the runner: %w", err)
+	case ans == nil || ans.Op != "answer":
+		return errors.New("the runner did not answer the change request")
+	case ans.Error != "":
+		return errors.New(ans.Error)
+	case !ans.Approve:
+		return req.Cancel(ans.Reason)
 	}
-	return req.Cancel(ans.Reason)
+	return nil
 }
 
 func (a *adapter) stop() {

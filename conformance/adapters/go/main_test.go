@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/fsbox/fsbox/sdks/go/fsboxclient"
 )
 
 var fsboxBin string
@@ -57,8 +62,20 @@ func session(t *testing.T, events, changeRequests bool) (*adapter, string) {
 	return a, root
 }
 
-func call(a *adapter, tool, args string, answers ...answer) map[string]any {
-	return a.do(op{Op: "call", Tool: tool, Arguments: json.RawMessage(args), ChangeAnswers: answers})
+// call runs one call op; answers are the runner's lines, read by the change request callback in
+// order, and asked holds the change requests it wrote out.
+func call(a *adapter, tool, args string, answers ...string) (resp map[string]any, asked []map[string]any) {
+	var out bytes.Buffer
+	a.in = bufio.NewReader(strings.NewReader(strings.Join(answers, "\n") + "\n"))
+	a.out = json.NewEncoder(&out)
+	resp = a.do(op{Op: "call", Tool: tool, Arguments: json.RawMessage(args)})
+	for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var m map[string]map[string]any
+		if len(line) > 0 && json.Unmarshal(line, &m) == nil && m["change_request"] != nil {
+			asked = append(asked, m["change_request"])
+		}
+	}
+	return resp, asked
 }
 
 func marshal(t *testing.T, v any) []byte {
@@ -85,7 +102,7 @@ func TestTypedResultsAreWireExact(t *testing.T) {
 		{"directory_tree", `{"path":"."}`},
 		{"read_multiple_files", `{"paths":["a.txt","nope.txt"]}`},
 	} {
-		typed := call(a, tc.tool, tc.args)
+		typed, _ := call(a, tc.tool, tc.args)
 		if typed["ok"] != true {
 			t.Errorf("%s %s: %v", tc.tool, tc.args, typed)
 			continue
@@ -100,29 +117,37 @@ func TestTypedResultsAreWireExact(t *testing.T) {
 	}
 }
 
-func TestCallRecordsEventsAndChangeRequests(t *testing.T) {
+func TestCallAsksTheRunnerAboutChangeRequests(t *testing.T) {
 	a, root := session(t, true, true)
-	resp := call(a, "write_file", `{"path":"n.txt","content":"x"}`, answer{Approve: false, Reason: "not today"})
-	if resp["ok"] != true || len(resp["change_requests"].([]json.RawMessage)) != 1 || len(resp["events"].([]json.RawMessage)) != 0 {
-		t.Fatalf("refused write: %v", resp)
+	resp, asked := call(a, "write_file", `{"path":"n.txt","content":"x"}`, `{"op":"answer","approve":false,"reason":"not today"}`)
+	if resp["ok"] != true || len(asked) != 1 || len(resp["events"].([]json.RawMessage)) != 0 {
+		t.Fatalf("refused write: %v, asked %v", resp, asked)
 	}
-	var cr map[string]any
-	json.Unmarshal(resp["change_requests"].([]json.RawMessage)[0], &cr)
-	if cr["kind"] != "file_system.file_change_request" || cr["path"] != "n.txt" {
+	if cr := asked[0]; cr["kind"] != "file_system.file_change_request" || cr["path"] != "n.txt" {
 		t.Errorf("change request = %v", cr)
+	}
+	if r, _ := resp["result"].(*fsboxclient.WriteFileResult); r == nil || r.Cancelled == nil || !*r.Cancelled {
+		t.Errorf("refused write result = %#v", resp["result"])
 	}
 	if _, err := os.Stat(filepath.Join(root, "n.txt")); !os.IsNotExist(err) {
 		t.Errorf("refused write reached the disk")
 	}
-	// Answers are consumed in order; past the last one the adapter approves.
-	resp = call(a, "edit_file", `{"path":"a.txt","replacements":[{"old_text":"alpha","new_text":"A"}]}`)
-	if resp["ok"] != true || len(resp["events"].([]json.RawMessage)) != 1 {
+	resp, asked = call(a, "edit_file", `{"path":"a.txt","replacements":[{"old_text":"alpha","new_text":"A"}]}`, `{"op":"answer","approve":true}`)
+	if resp["ok"] != true || len(asked) != 1 || len(resp["events"].([]json.RawMessage)) != 1 {
 		t.Fatalf("approved edit: %v", resp)
 	}
 	var ev map[string]any
 	json.Unmarshal(resp["events"].([]json.RawMessage)[0], &ev)
 	if ev["kind"] != "file_system.file_edited" || ev["path"] != "a.txt" {
 		t.Errorf("event = %v", ev)
+	}
+	// An error answer fails the callback: the server fails the call and applies nothing.
+	resp, _ = call(a, "write_file", `{"path":"a.txt","content":"x"}`, `{"op":"answer","approve":true,"error":"listener crashed"}`)
+	if e, _ := resp["error"].(map[string]any); resp["ok"] != false || e == nil || e["kind"] != fsboxclient.ErrorKind("change_request_failed") {
+		t.Errorf("error answer: %v", resp)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "A\nbeta\n" {
+		t.Errorf("a.txt = %q after a failed change request", b)
 	}
 }
 
@@ -137,7 +162,7 @@ func TestArgumentsTheTypesCannotCarry(t *testing.T) {
 		{"edit_file", `{"path":"a.txt","old_text":"","new_text":"x"}`, "empty_old_text"},
 		{"grep", `{"pattern":"x"}`, "unknown_tool"},
 	} {
-		resp := call(a, tc.tool, tc.args)
+		resp, _ := call(a, tc.tool, tc.args)
 		e, _ := resp["error"].(map[string]any)
 		if resp["ok"] != false || e == nil || fmt.Sprint(e["kind"]) != tc.kind {
 			t.Errorf("%s %s: %v, want kind %s", tc.tool, tc.args, resp, tc.kind)

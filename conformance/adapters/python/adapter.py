@@ -7,8 +7,12 @@ Client.call when the tool is unknown or its arguments do not fit the typed signa
 server's own error comes back.
 
     {"op":"start","binary":..,"root_dir":..,"config":{..},"events":bool,"change_requests":bool}
-    {"op":"call","tool":..,"arguments":{..},"change_answers":[{"approve":false,"reason":".."}]}
+    {"op":"call","tool":..,"arguments":{..}}
     {"op":"stop"}
+
+While a call runs, each change request on_change_request receives is written out as
+{"change_request": {..}} and decided by the runner's next line,
+{"op":"answer","approve":bool,"reason":"..","error":".."}: an error makes the callback raise.
 """
 
 from __future__ import annotations
@@ -38,22 +42,46 @@ def error_json(e: fsbox.FsboxError) -> dict[str, Any]:
     return out
 
 
-class Adapter:
-    """One runner session: at most one client, and what the current call has seen."""
+class ChangeRequestFailed(Exception):
+    """The runner answered a change request with an error."""
 
-    def __init__(self) -> None:
+
+class Adapter:
+    """One runner session: at most one client, the runner's pipes, the current call's events."""
+
+    def __init__(self, stdin: IO[str], stdout: IO[str]) -> None:
         self.client: fsbox.Client | None = None
         self.events: list[dict[str, Any]] = []
-        self.change_requests: list[dict[str, Any]] = []
-        self.answers: list[Any] = []
+        self.stdin, self.stdout = stdin, stdout
+
+    def write(self, message: Answer) -> None:
+        self.stdout.write(json.dumps(message) + "\n")
+        self.stdout.flush()
+
+    def read_op(self) -> Any:
+        """The runner's next op (None for a line that is not JSON); raises EOFError at the end."""
+        while line := self.stdin.readline():
+            if line.strip():
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    return None
+        raise EOFError
 
     def on_event(self, event: fsbox.Event) -> None:
         self.events.append(event.to_wire())
 
     def on_change_request(self, request: fsbox.ChangeRequest) -> None:
-        self.change_requests.append(request.to_wire())
-        answer = self.answers.pop(0) if self.answers else {"approve": True}
-        if isinstance(answer, dict) and answer.get("approve") is False:
+        # Runs on the SDK's reader thread while the main thread waits in the call, so the pipes
+        # are ours until the runner answers.
+        self.write({"change_request": request.to_wire()})
+        answer = self.read_op()
+        if not isinstance(answer, dict) or answer.get("op") != "answer":
+            raise ChangeRequestFailed("the runner did not answer the change request")
+        error = answer.get("error")
+        if isinstance(error, str) and error:
+            raise ChangeRequestFailed(error)
+        if answer.get("approve") is not True:
             reason = answer.get("reason")
             request.cancel(reason if isinstance(reason, str) else None)
 
@@ -94,9 +122,7 @@ class Adapter:
                 "ok": False,
                 "skipped": "the SDK takes a tool name and an arguments object only",
             }
-        self.events, self.change_requests = [], []
-        answers = op.get("change_answers")
-        self.answers = list(answers) if isinstance(answers, list) else []
+        self.events = []
         answer: Answer
         try:
             result = None
@@ -112,7 +138,6 @@ class Adapter:
         except fsbox.FsboxError as e:
             answer = {"ok": False, "error": error_json(e)}
         answer["events"] = self.events
-        answer["change_requests"] = self.change_requests
         return answer
 
     def stop(self) -> None:
@@ -124,16 +149,14 @@ class Adapter:
 def main() -> int:
     out: IO[str] = sys.stdout
     sys.stdout = sys.stderr  # nothing but answers may reach the runner's pipe
-    adapter = Adapter()
+    adapter = Adapter(sys.stdin, out)
     try:
-        for line in sys.stdin:
-            if not line.strip():
-                continue
+        while True:
             try:
-                op = json.loads(line)
-            except ValueError:
-                answer: Answer = {"ok": False, "skipped": "the op is not JSON"}
-                op = None
+                op = adapter.read_op()
+            except EOFError:
+                return 0
+            answer: Answer
             if isinstance(op, dict):
                 kind = op.get("op")
                 try:
@@ -154,15 +177,15 @@ def main() -> int:
                             "message": f"{type(e).__name__}: {e}",
                         },
                     }
-            elif op is not None:
+            elif op is None:
+                answer = {"ok": False, "skipped": "the op is not JSON"}
+            else:
                 answer = {"ok": False, "skipped": "the op is not an object"}
-            out.write(json.dumps(answer) + "\n")
-            out.flush()
+            adapter.write(answer)
             if isinstance(op, dict) and op.get("op") == "stop":
                 return 0
     finally:
         adapter.stop()
-    return 0
 
 
 if __name__ == "__main__":

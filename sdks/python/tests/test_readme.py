@@ -47,12 +47,10 @@ def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
             "change_requests": True,
         },
         {"op": "call", "tool": "read_file", "arguments": {"path": "a.txt"}},
-        {
-            "op": "call",
-            "tool": "write_file",
-            "arguments": {"path": "a.txt", "content": "x"},
-            "change_answers": [{"approve": False, "reason": "not today"}],
-        },
+        {"op": "call", "tool": "write_file", "arguments": {"path": "a.txt", "content": "x"}},
+        {"op": "answer", "approve": False, "reason": "not today"},
+        {"op": "call", "tool": "write_file", "arguments": {"path": "a.txt", "content": "y"}},
+        {"op": "answer", "approve": True, "error": "listener crashed"},
         {"op": "call", "tool": "read_file", "arguments": {"path": "a.txt", "bogus": 1}},
         {"op": "call", "tool": "no_such_tool", "arguments": {}},
         {"op": "frobnicate"},
@@ -67,7 +65,7 @@ def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    start, read, write, bogus, unknown, frob, stop = (
+    start, read, asked, write, asked_again, failed, bogus, unknown, frob, stop = (
         json.loads(line) for line in done.stdout.splitlines()
     )
     assert start["ok"] and start["initialize"]["root_dir"] == str(root)
@@ -76,7 +74,11 @@ def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
     assert [e["kind"] for e in read["events"]] == ["file_system.file_read"]
     assert write["ok"] and write["result"]["cancelled"] is True
     assert write["result"]["text"] == "['a.txt' was not written: not today]"
-    assert [c["operation"] for c in write["change_requests"]] == ["write"]
+    assert asked["change_request"]["operation"] == "write"
+    assert asked["change_request"]["path"] == "a.txt"
+    assert asked_again["change_request"]["operation"] == "write"
+    assert failed["ok"] is False and failed["error"]["kind"] == "change_request_failed"
+    assert failed["events"] == []
     assert bogus["error"]["kind"] == "invalid_arguments" and bogus["error"]["code"] == -32602
     assert unknown["error"]["kind"] == "unknown_tool"
     assert "skipped" in frob

@@ -12,7 +12,7 @@ import { binary, tempRoot } from "./helpers.js";
 
 const adapter = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "conformance", "adapters", "typescript", "dist", "adapter.js");
 
-/** runAdapter starts the adapter and returns a function sending one op and reading its answer. */
+/** runAdapter starts the adapter and returns a function sending one op (or answer) and reading its next line. */
 function runAdapter(): { send: (op: object) => Promise<Record<string, unknown>>; exited: Promise<number | null> } {
   const child = spawn("node", [adapter], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -28,7 +28,7 @@ function runAdapter(): { send: (op: object) => Promise<Record<string, unknown>>;
   };
 }
 
-test("the adapter runs start, calls with events and change answers, errors, and stop", async () => {
+test("the adapter runs start, calls with events and change requests answered by the runner, errors, and stop", async () => {
   const root = tempRoot({ "a.txt": "alpha\n" });
   const { send, exited } = runAdapter();
 
@@ -43,23 +43,28 @@ test("the adapter runs start, calls with events and change answers, errors, and 
   assert.equal(read["ok"], true, JSON.stringify(read));
   assert.equal((read["result"] as { total_lines: number }).total_lines, 1);
   assert.deepEqual((read["events"] as { kind: string }[]).map((e) => e.kind), ["file_system.file_read"]);
-  assert.deepEqual(read["change_requests"], []);
 
-  const refused = await send({
-    op: "call",
-    tool: "write_file",
-    arguments: { path: "b.txt", content: "beta\n" },
-    change_answers: [{ approve: false, reason: "not today" }],
-  });
+  // A change request comes out as its own line and waits for the runner's answer.
+  const write = { op: "call", tool: "write_file", arguments: { path: "b.txt", content: "beta\n" } };
+  const asked = (await send(write))["change_request"] as Record<string, unknown>;
+  assert.equal(asked["kind"], "file_system.file_change_request");
+  assert.equal(asked["path"], "b.txt");
+  const refused = await send({ op: "answer", approve: false, reason: "not today" });
   assert.equal(refused["ok"], true, JSON.stringify(refused));
   assert.equal((refused["result"] as { cancelled: boolean }).cancelled, true);
-  const asked = refused["change_requests"] as Record<string, unknown>[];
-  assert.equal(asked.length, 1);
-  assert.equal(asked[0]?.["kind"], "file_system.file_change_request");
   assert.equal(existsSync(join(root, "b.txt")), false);
 
-  const approved = await send({ op: "call", tool: "write_file", arguments: { path: "b.txt", content: "beta\n" } });
+  assert.ok("change_request" in (await send(write)));
+  const approved = await send({ op: "answer", approve: true });
   assert.equal(approved["ok"], true, JSON.stringify(approved));
+  assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "beta\n");
+
+  // An error answer makes the callback throw: the server fails the call and writes nothing.
+  assert.ok("change_request" in (await send({ ...write, arguments: { path: "b.txt", content: "gamma\n" } })));
+  const crashed = await send({ op: "answer", approve: true, error: "listener crashed" });
+  assert.equal(crashed["ok"], false, JSON.stringify(crashed));
+  assert.equal((crashed["error"] as { kind: string }).kind, "change_request_failed");
+  assert.deepEqual(crashed["events"], []);
   assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "beta\n");
 
   const failed = await send({ op: "call", tool: "read_file", arguments: { path: "../x" } });

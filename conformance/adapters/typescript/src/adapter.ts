@@ -3,10 +3,12 @@
 // the shared vectors exercise the binding, not the wire.
 //
 //   {"op":"start", binary, root_dir, config, events, change_requests} → {"ok":true,"initialize":{...}}
-//   {"op":"call", tool, arguments, change_answers}                    → {"ok":true,"result",...} or {"ok":false,"error",...}
+//   {"op":"call", tool, arguments}                                    → {"ok":true,"result",...} or {"ok":false,"error",...}
 //   {"op":"stop"}                                                     → {"ok":true}, then exit 0
 //
-// Anything else is answered {"ok":false,"skipped":"<reason>"}.
+// While a call runs, each change request onChangeRequest receives is written out as
+// {"change_request": {...}} and decided by the runner's next line, {"op":"answer", approve, reason,
+// error}: an error makes the callback throw. Anything else is answered {"ok":false,"skipped":"<reason>"}.
 
 import { createInterface } from "node:readline";
 
@@ -27,21 +29,74 @@ interface CallOp {
   op: "call";
   tool: string;
   arguments?: Record<string, unknown>;
-  change_answers?: ChangeRequestResult[];
 }
 
-/** What the server sent on its own during one call. */
-interface CallLog {
-  events: Event[];
-  change_requests: object[];
-  answers: ChangeRequestResult[];
+/** The runner's decision on one change request. */
+interface AnswerOp {
+  op?: unknown;
+  approve?: boolean;
+  reason?: string;
+  error?: string;
 }
 
 let client: Client | undefined;
-let current: CallLog | undefined;
+/** The events of the call in progress. */
+let current: Event[] | undefined;
 
 function reply(message: object): void {
   process.stdout.write(JSON.stringify(message) + "\n");
+}
+
+// The runner's lines, taken one at a time by the main loop and, while a call waits on its change
+// request, by the callback.
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+const queued: string[] = [];
+const waiting: ((line: string | undefined) => void)[] = [];
+let ended = false;
+lines.on("line", (line) => {
+  if (line.trim() === "") {
+    return;
+  }
+  const waiter = waiting.shift();
+  if (waiter !== undefined) {
+    waiter(line);
+  } else {
+    queued.push(line);
+  }
+});
+lines.on("close", () => {
+  ended = true;
+  for (const waiter of waiting.splice(0)) {
+    waiter(undefined);
+  }
+});
+
+/** nextLine resolves to the runner's next non-blank line, or undefined at EOF. */
+function nextLine(): Promise<string | undefined> {
+  const line = queued.shift();
+  if (line !== undefined || ended) {
+    return Promise.resolve(line);
+  }
+  return new Promise((resolve) => waiting.push(resolve));
+}
+
+/** askRunner writes the change request out and returns the runner's answer. */
+async function askRunner(request: object): Promise<ChangeRequestResult> {
+  reply({ change_request: request });
+  const line = await nextLine();
+  let answer: AnswerOp | undefined;
+  try {
+    answer = line === undefined ? undefined : (JSON.parse(line) as AnswerOp);
+  } catch {
+    answer = undefined;
+  }
+  if (answer?.op !== "answer") {
+    throw new Error("the runner did not answer the change request");
+  }
+  if (typeof answer.error === "string" && answer.error !== "") {
+    throw new Error(answer.error);
+  }
+  return answer.approve === true ? { approve: true } : { approve: false, ...(answer.reason !== undefined && { reason: answer.reason }) };
 }
 
 function errorJSON(err: unknown): object {
@@ -69,14 +124,13 @@ async function start(op: StartOp): Promise<object> {
     ...(op.config !== undefined && { config: op.config }),
     ...(op.events === true && {
       onEvent: (event: Event) => {
-        current?.events.push(event);
+        current?.push(event);
       },
     }),
     ...(op.change_requests === true && {
-      onChangeRequest: (request) => {
+      onChangeRequest: async (request) => {
         // The request serialises as its wire form: cancel is not enumerable.
-        current?.change_requests.push(JSON.parse(JSON.stringify(request)) as object);
-        const answer = current?.answers.shift() ?? { approve: true };
+        const answer = await askRunner(request);
         if (!answer.approve) {
           request.cancel(answer.reason);
         }
@@ -99,26 +153,22 @@ async function call(op: CallOp): Promise<object> {
   if (client === undefined) {
     return { ok: false, error: { code: null, message: "call before start" } };
   }
-  const log: CallLog = { events: [], change_requests: [], answers: [...(op.change_answers ?? [])] };
-  current = log;
+  const events: Event[] = [];
+  current = events;
   const args = op.arguments ?? {};
   try {
     const dispatch = DISPATCH[op.tool];
     const result = dispatch !== undefined ? await dispatch(client, args) : await client.call(op.tool, args);
-    return { ok: true, result, events: log.events, change_requests: log.change_requests };
+    return { ok: true, result, events };
   } catch (err) {
-    return { ok: false, error: errorJSON(err), events: log.events, change_requests: log.change_requests };
+    return { ok: false, error: errorJSON(err), events };
   } finally {
     current = undefined;
   }
 }
 
 async function main(): Promise<void> {
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === "") {
-      continue;
-    }
+  for (let line = await nextLine(); line !== undefined; line = await nextLine()) {
     let op: { op?: unknown };
     try {
       op = JSON.parse(line) as { op?: unknown };
