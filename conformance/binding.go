@@ -112,9 +112,12 @@ func (t *bindingTarget) Name() string { return "binding:" + t.lang }
 
 // Capabilities: an adapter executes typed calls and hands each change request to the runner as
 // it arrives, so the runner can change the disk before answering, or answer with an error. It
-// sends no raw lines, pipelines nothing and cannot cancel a call.
+// reports the initialize result and tool descriptors as its SDK got them, and sends the plain
+// methods its SDK has a method for (tools/list, schema; the others skip). It sends no raw lines,
+// pipelines nothing and cannot cancel a call.
 func (t *bindingTarget) Capabilities() map[string]bool {
-	return map[string]bool{"change_request_fs": true, "change_request_error": true}
+	return map[string]bool{"change_request_fs": true, "change_request_error": true,
+		"descriptors": true, "methods": true}
 }
 
 func (t *bindingTarget) Open(ctx context.Context) (Session, error) {
@@ -223,7 +226,7 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 	if err := s.send(map[string]any{"op": "call", "tool": tool, "arguments": args}); err != nil {
 		return nil, err
 	}
-	o := &Outcome{}
+	o := &Outcome{} // collects the change requests
 	for {
 		out, err := s.read(ctx, "call")
 		if err != nil {
@@ -231,21 +234,9 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 		}
 		cr, ok := out["change_request"]
 		if !ok {
-			if r, ok := out["skipped"].(string); ok {
-				o.Skipped = r
-				return o, nil
-			}
-			o.Events, _ = out["events"].([]any)
-			if ok, _ := out["ok"].(bool); ok {
-				o.Result = out["result"]
-			} else {
-				e, _ := out["error"].(map[string]any)
-				if e == nil {
-					e = map[string]any{"message": "adapter answered ok: false without an error"}
-				}
-				o.Error = flattenError(e)
-			}
-			return o, nil
+			res := adapterOutcome(out)
+			res.ChangeRequests = o.ChangeRequests
+			return res, nil
 		}
 		o.ChangeRequests = append(o.ChangeRequests, cr)
 		reply := map[string]any{"op": "answer", "approve": true}
@@ -274,12 +265,53 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 	}
 }
 
+// methodOps are the plain methods an adapter performs through its SDK, and their ops.
+var methodOps = map[string]string{"tools/list": "tools", "schema": "schema"}
+
+// Request sends a plain method as the adapter op for it; a method without one (or with params,
+// which those methods take none of) is skipped: SDKs expose no raw requests.
+func (s *adapterSession) Request(ctx context.Context, method string, params any) (*Outcome, error) {
+	name, ok := methodOps[method]
+	noParams := params == nil
+	if m, isMap := params.(map[string]any); isMap && len(m) == 0 {
+		noParams = true
+	}
+	if !ok || !noParams {
+		return &Outcome{Skipped: fmt.Sprintf("the SDKs have no method for a raw %s request", method)}, nil
+	}
+	out, err := s.op(ctx, map[string]any{"op": name})
+	if err != nil {
+		return nil, err
+	}
+	return adapterOutcome(out), nil
+}
+
 func (s *adapterSession) Close() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5e9)
 	defer cancel()
 	_, _ = s.op(ctx, map[string]any{"op": "stop"})
 	_ = s.p.close()
 	return s.p.stderr.String()
+}
+
+// adapterOutcome reads an op's answer: skipped, or ok with result and events, or an error.
+func adapterOutcome(out map[string]any) *Outcome {
+	o := &Outcome{}
+	if r, ok := out["skipped"].(string); ok {
+		o.Skipped = r
+		return o
+	}
+	o.Events, _ = out["events"].([]any)
+	if ok, _ := out["ok"].(bool); ok {
+		o.Result = out["result"]
+		return o
+	}
+	e, _ := out["error"].(map[string]any)
+	if e == nil {
+		e = map[string]any{"message": "adapter answered ok: false without an error"}
+	}
+	o.Error = flattenError(e)
+	return o
 }
 
 type skipError struct{ reason string }

@@ -345,7 +345,8 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 	}
 	if m, ok := res.(map[string]any); ok {
 		if r.caps["descriptors"] && rpcErr == nil {
-			// Binding adapters report a reduced initialize; the wire result must fit the bundle.
+			// Offering descriptors means reporting the whole result (bindings: as the SDK decoded
+			// it), so it must fit the bundle.
 			if reason := validate(loadContract().init, m); reason != "" {
 				r.failf("initialize: result does not fit the schema bundle: %s", reason)
 			}
@@ -429,10 +430,14 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 		}
 		r.checkOutcome(label+": "+st.Call, st, out, args)
 	case st.Method != "":
-		out, err := wc.Request(sctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
+		rq, _ := r.sess.(requester)
+		out, err := rq.Request(sctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
 		if err != nil {
 			r.failf("%s: %s: %v", label, st.Method, err)
 			return ""
+		}
+		if out.Skipped != "" {
+			return "adapter: " + out.Skipped
 		}
 		r.checkOutcome(label+": "+st.Method, st, out, nil)
 	case st.Raw != nil:

@@ -1,5 +1,5 @@
 // Command go is the Go binding's conformance adapter: `fsbox conformance run --target binding:go`
-// builds it and sends it one NDJSON op per line on stdin (start, call, stop), and it answers each
+// builds it and sends it one NDJSON op per line on stdin (start, call, tools, schema, stop), and it answers each
 // with one line on stdout after executing it through package fsboxclient. While a call runs, each
 // change request the client's OnChangeRequest receives is written out as {"change_request": …}
 // and answered by the runner's next line, {"op":"answer",…}. Tool calls go through the
@@ -136,6 +136,11 @@ func (a *adapter) do(o op) map[string]any {
 			return map[string]any{"ok": false, "skipped": "call before start"}
 		}
 		return a.call(o)
+	case "tools", "schema":
+		if a.client == nil {
+			return map[string]any{"ok": false, "skipped": o.Op + " before start"}
+		}
+		return a.method(o.Op)
 	case "stop":
 		a.stop()
 		return map[string]any{"ok": true}
@@ -165,14 +170,25 @@ func (a *adapter) start(o op) map[string]any {
 		return map[string]any{"ok": false, "error": errorJSON(err)}
 	}
 	a.client = c
-	s := c.Session()
-	names := []string{}
-	for _, t := range s.Tools {
-		names = append(names, t.Name)
+	return map[string]any{"ok": true, "initialize": c.Session()}
+}
+
+// method answers the tools op with ListTools and the schema op with Schema.
+func (a *adapter) method(name string) map[string]any {
+	ctx := context.Background()
+	var result any
+	var err error
+	if name == "tools" {
+		var tools []fsboxclient.ToolDescriptor
+		tools, err = a.client.ListTools(ctx)
+		result = map[string]any{"tools": tools}
+	} else {
+		result, err = a.client.Schema(ctx)
 	}
-	return map[string]any{"ok": true, "initialize": map[string]any{
-		"root_dir": s.RootDir, "cwd": s.Cwd, "tools": names, "schema_hash": s.SchemaHash,
-	}}
+	if err != nil {
+		return map[string]any{"ok": false, "error": errorJSON(err)}
+	}
+	return map[string]any{"ok": true, "result": result}
 }
 
 func (a *adapter) call(o op) map[string]any {

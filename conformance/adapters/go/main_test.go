@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -175,6 +176,9 @@ func TestOps(t *testing.T) {
 	if resp := a.do(op{Op: "call", Tool: "read_file"}); resp["skipped"] == nil {
 		t.Errorf("call before start: %v", resp)
 	}
+	if resp := a.do(op{Op: "tools"}); resp["skipped"] == nil {
+		t.Errorf("tools before start: %v", resp)
+	}
 	if resp := a.do(op{Op: "dance"}); resp["skipped"] == nil {
 		t.Errorf("unknown op: %v", resp)
 	}
@@ -187,9 +191,20 @@ func TestOps(t *testing.T) {
 		t.Errorf("start with a config the types cannot carry: %v", resp)
 	}
 	resp = a.do(op{Op: "start", Binary: fsboxBin, RootDir: t.TempDir()})
-	init, _ := resp["initialize"].(map[string]any)
-	if resp["ok"] != true || init["cwd"] != "." || len(init["tools"].([]string)) != 8 || init["schema_hash"] == "" {
+	init, _ := resp["initialize"].(*fsboxclient.InitializeResult)
+	if resp["ok"] != true || init.Cwd != "." || len(init.Tools) != 8 || init.Tools[0].Name != "read_file" ||
+		len(init.Tools[0].InputSchema) == 0 || init.SchemaHash == "" || init.ProtocolVersion != "1" {
 		t.Errorf("start: %v", resp)
+	}
+	resp = a.do(op{Op: "tools"})
+	tools, _ := resp["result"].(map[string]any)["tools"].([]fsboxclient.ToolDescriptor)
+	if resp["ok"] != true || !reflect.DeepEqual(tools, init.Tools) {
+		t.Errorf("tools: %v, want the initialize descriptors", resp)
+	}
+	resp = a.do(op{Op: "schema"})
+	var schema map[string]any
+	if raw, _ := resp["result"].(json.RawMessage); resp["ok"] != true || json.Unmarshal(raw, &schema) != nil || schema["$defs"] == nil {
+		t.Errorf("schema: %v", resp)
 	}
 	if resp := a.do(op{Op: "stop"}); resp["ok"] != true || a.client != nil {
 		t.Errorf("stop: %v", resp)

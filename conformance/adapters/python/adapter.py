@@ -8,6 +8,7 @@ server's own error comes back.
 
     {"op":"start","binary":..,"root_dir":..,"config":{..},"events":bool,"change_requests":bool}
     {"op":"call","tool":..,"arguments":{..}}
+    {"op":"tools"}
     {"op":"stop"}
 
 While a call runs, each change request on_change_request receives is written out as
@@ -102,16 +103,13 @@ class Adapter:
             )
         except fsbox.FsboxError as e:
             return {"ok": False, "error": error_json(e)}
-        info = self.client.initialize_result
-        return {
-            "ok": True,
-            "initialize": {
-                "root_dir": info.root_dir,
-                "cwd": info.cwd,
-                "tools": [t.name for t in info.tools],
-                "schema_hash": info.schema_hash,
-            },
-        }
+        return {"ok": True, "initialize": self.client.initialize_result.to_wire()}
+
+    def tools(self) -> Answer:
+        """The descriptors the SDK holds (it has no tools/list method: those of initialize)."""
+        if self.client is None:
+            return {"ok": False, "skipped": "tools before start"}
+        return {"ok": True, "result": {"tools": self.client.initialize_result.to_wire()["tools"]}}
 
     def call(self, op: dict[str, Any]) -> Answer:
         if self.client is None:
@@ -164,6 +162,10 @@ def main() -> int:
                         answer = adapter.start(op)
                     elif kind == "call":
                         answer = adapter.call(op)
+                    elif kind == "tools":
+                        answer = adapter.tools()
+                    elif kind == "schema":
+                        answer = {"ok": False, "skipped": "the Python SDK has no schema method"}
                     elif kind == "stop":
                         adapter.stop()
                         answer = {"ok": True}

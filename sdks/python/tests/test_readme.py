@@ -53,6 +53,8 @@ def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
         {"op": "answer", "approve": True, "error": "listener crashed"},
         {"op": "call", "tool": "read_file", "arguments": {"path": "a.txt", "bogus": 1}},
         {"op": "call", "tool": "no_such_tool", "arguments": {}},
+        {"op": "tools"},
+        {"op": "schema"},
         {"op": "frobnicate"},
         {"op": "stop"},
     ]
@@ -65,11 +67,16 @@ def test_conformance_adapter_protocol(fsbox_bin: str, root: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    start, read, asked, write, asked_again, failed, bogus, unknown, frob, stop = (
+    start, read, asked, write, asked_again, failed, bogus, unknown, tools, schema, frob, stop = (
         json.loads(line) for line in done.stdout.splitlines()
     )
     assert start["ok"] and start["initialize"]["root_dir"] == str(root)
-    assert "read_file" in start["initialize"]["tools"]
+    init = start["initialize"]
+    assert init["protocol_version"] == "1" and init["schema_hash"].startswith("sha256:")
+    assert [t["name"] for t in init["tools"]][0] == "read_file"
+    assert init["tools"][0]["input_schema"]["type"] == "object"
+    assert tools == {"ok": True, "result": {"tools": init["tools"]}}
+    assert "skipped" in schema
     assert read["ok"] and read["result"]["total_lines"] == 1
     assert [e["kind"] for e in read["events"]] == ["file_system.file_read"]
     assert write["ok"] and write["result"]["cancelled"] is True

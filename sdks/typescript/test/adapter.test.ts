@@ -36,8 +36,16 @@ test("the adapter runs start, calls with events and change requests answered by 
   assert.equal(started["ok"], true, JSON.stringify(started));
   const init = started["initialize"] as Record<string, unknown>;
   assert.equal(init["schema_hash"], SCHEMA_HASH);
-  assert.ok((init["tools"] as string[]).includes("read_file"));
+  const descriptors = init["tools"] as { name: string; input_schema: { type: string } }[];
+  assert.equal(descriptors[0]?.name, "read_file");
+  assert.equal(descriptors[0]?.input_schema.type, "object");
   assert.equal(init["cwd"], ".");
+  assert.equal(init["protocol_version"], "1");
+
+  assert.deepEqual(await send({ op: "tools" }), { ok: true, result: { tools: descriptors } });
+  const schema = await send({ op: "schema" });
+  assert.equal(schema["ok"], true, JSON.stringify(schema));
+  assert.ok((schema["result"] as { $defs?: object }).$defs !== undefined);
 
   const read = await send({ op: "call", tool: "read_file", arguments: { path: "a.txt" } });
   assert.equal(read["ok"], true, JSON.stringify(read));

@@ -4,6 +4,7 @@
 //
 //   {"op":"start", binary, root_dir, config, events, change_requests} → {"ok":true,"initialize":{...}}
 //   {"op":"call", tool, arguments}                                    → {"ok":true,"result",...} or {"ok":false,"error",...}
+//   {"op":"tools"} / {"op":"schema"}                                  → {"ok":true,"result":{"tools":[...]}} / the schema bundle
 //   {"op":"stop"}                                                     → {"ok":true}, then exit 0
 //
 // While a call runs, each change request onChangeRequest receives is written out as
@@ -137,16 +138,20 @@ async function start(op: StartOp): Promise<object> {
       },
     }),
   });
-  const s = client.session;
-  return {
-    ok: true,
-    initialize: {
-      root_dir: s.root_dir,
-      cwd: s.cwd,
-      tools: s.tools.map((t) => t.name),
-      schema_hash: s.schema_hash,
-    },
-  };
+  return { ok: true, initialize: client.session };
+}
+
+/** method answers the tools op with listTools and the schema op with schema. */
+async function method(name: "tools" | "schema"): Promise<object> {
+  if (client === undefined) {
+    return { ok: false, skipped: `${name} before start` };
+  }
+  try {
+    const result = name === "tools" ? { tools: await client.listTools() } : await client.schema();
+    return { ok: true, result };
+  } catch (err) {
+    return { ok: false, error: errorJSON(err) };
+  }
 }
 
 async function call(op: CallOp): Promise<object> {
@@ -182,6 +187,10 @@ async function main(): Promise<void> {
         break;
       case "call":
         reply(await call(op as CallOp));
+        break;
+      case "tools":
+      case "schema":
+        reply(await method(op.op));
         break;
       case "stop":
         await client?.close();
