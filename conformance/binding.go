@@ -226,7 +226,7 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 	if err := s.send(map[string]any{"op": "call", "tool": tool, "arguments": args}); err != nil {
 		return nil, err
 	}
-	o := &Outcome{} // collects the change requests
+	var crs []any
 	for {
 		out, err := s.read(ctx, "call")
 		if err != nil {
@@ -234,11 +234,11 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 		}
 		cr, ok := out["change_request"]
 		if !ok {
-			res := adapterOutcome(out)
-			res.ChangeRequests = o.ChangeRequests
-			return res, nil
+			o := adapterOutcome(out)
+			o.ChangeRequests = crs
+			return o, nil
 		}
-		o.ChangeRequests = append(o.ChangeRequests, cr)
+		crs = append(crs, cr)
 		reply := map[string]any{"op": "answer", "approve": true}
 		if answer != nil {
 			res, rpcErr := answer(cr)
