@@ -39,6 +39,7 @@ var importRules = []struct {
 	{"conformance/adapters/go", []string{"sdks/go/fsboxclient"}},
 	{"conformance", []string{"conformance/", "schema"}},
 	{"cmd/fsbox", []string{"server", "engine", "schema", "codegen", "conformance"}},
+	{"examples", []string{"sdks/go/fsboxclient"}}, // a reader's copy of the README's Go quickstart
 	{"", nil}, // this file's package
 }
 
