@@ -49,16 +49,11 @@ func (e *Error) Is(target error) bool {
 // Retry reports whether the model can fix the call (the kind is a retry kind).
 func (e *Error) Retry() bool { return isRetryKind(e.Kind) }
 
-var retryKinds = func() map[schema.ErrorKind]bool {
-	m := map[schema.ErrorKind]bool{}
-	for _, k := range schema.ErrorKinds {
-		m[k.Kind] = k.Retry
-	}
-	return m
-}()
-
 // isRetryKind reports whether kind is a retry kind; unknown kinds count as fatal.
-func isRetryKind(kind schema.ErrorKind) bool { return retryKinds[kind] }
+func isRetryKind(kind schema.ErrorKind) bool {
+	retry, _ := schema.LookupErrorKind(kind)
+	return retry
+}
 
 // Error kinds used by the engine, spelled as constants so a typo cannot compile.
 const (

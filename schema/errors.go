@@ -69,3 +69,18 @@ var ErrorKinds = []ErrorKindInfo{
 	{"not_initialized", false, "A request came before initialize."},
 	{"internal", false, "A bug in the server."},
 }
+
+var errorKindRetry = func() map[ErrorKind]bool {
+	m := make(map[ErrorKind]bool, len(ErrorKinds))
+	for _, k := range ErrorKinds {
+		m[k.Kind] = k.Retry
+	}
+	return m
+}()
+
+// LookupErrorKind reports whether kind is one of [ErrorKinds] and, if so, whether it is a retry
+// kind.
+func LookupErrorKind(kind ErrorKind) (retry, known bool) {
+	retry, known = errorKindRetry[kind]
+	return retry, known
+}

@@ -9,15 +9,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-// retryKinds maps each error kind to whether the model can fix the call.
-var retryKinds = func() map[schema.ErrorKind]bool {
-	m := map[schema.ErrorKind]bool{}
-	for _, k := range schema.ErrorKinds {
-		m[k.Kind] = k.Retry
-	}
-	return m
-}()
-
 // toRPCError maps an engine failure onto the wire:
 //
 //  1. invalid_arguments and unknown_tool are -32602 with retry true;
@@ -31,11 +22,11 @@ func toRPCError(ctx context.Context, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return internalError(err)
+		return internalError()
 	}
-	retry, known := retryKinds[ee.Kind]
+	retry, known := schema.LookupErrorKind(ee.Kind)
 	if !known {
-		return internalError(err)
+		return internalError()
 	}
 	code := schema.CodeFatal
 	switch {
@@ -54,7 +45,8 @@ func invalidParams(msg string) *rpc.Error {
 	return &rpc.Error{Code: schema.CodeInvalidParams, Message: msg, Data: schema.ErrorData{Kind: "invalid_arguments", Retry: true}}
 }
 
-func internalError(err error) *rpc.Error {
-	_ = err // the cause stays in the server's log, not on the wire
+// internalError is the wire form of a bug in the server; the cause goes to the log (see
+// session.internal), never to the client.
+func internalError() *rpc.Error {
 	return &rpc.Error{Code: schema.CodeFatal, Message: "internal error in the fsbox server", Data: schema.ErrorData{Kind: "internal"}}
 }

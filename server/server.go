@@ -99,7 +99,7 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 	case "tools/list":
 		tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
 		if err != nil {
-			return nil, internalError(err)
+			return nil, s.internal(err)
 		}
 		return schema.ToolsListResult{Tools: tools}, nil
 	case "tools/call":
@@ -148,7 +148,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 	tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
 	if err != nil {
 		eng.Close()
-		return nil, internalError(err)
+		return nil, s.internal(err)
 	}
 	s.eng = eng
 	if p.Capabilities != nil {
@@ -203,6 +203,12 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 		return nil, rerr
 	}
 	return res, nil
+}
+
+// internal logs the cause of an internal error and returns its wire form.
+func (s *session) internal(err error) *rpc.Error {
+	s.logf("internal error: %v", err)
+	return internalError()
 }
 
 func (s *session) logf(format string, args ...any) {
