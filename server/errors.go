@@ -16,17 +16,17 @@ import (
 //  3. fatal kinds are -32002;
 //  4. a call cancelled through $/cancel_request keeps its context error, which rpc answers -32800;
 //  5. anything that is not an *engine.Error is an internal error, logged, never shown verbatim.
-func toRPCError(ctx context.Context, err error) error {
+func (s *session) toRPCError(ctx context.Context, err error) error {
 	var ee *engine.Error
 	if !errors.As(err, &ee) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return internalError()
+		return s.internal(err)
 	}
 	retry, known := schema.LookupErrorKind(ee.Kind)
 	if !known {
-		return internalError()
+		return s.internal(err)
 	}
 	code := schema.CodeFatal
 	switch {

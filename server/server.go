@@ -196,11 +196,7 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 	}
 	res, err := eng.Call(ctx, p.Name, args, h)
 	if err != nil {
-		rerr := toRPCError(ctx, err)
-		if e, ok := rerr.(*rpc.Error); ok && e.Data.(schema.ErrorData).Kind == "internal" {
-			s.logf("tools/call %s: %v", p.Name, err)
-		}
-		return nil, rerr
+		return nil, s.toRPCError(ctx, err)
 	}
 	return res, nil
 }
