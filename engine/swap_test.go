@@ -23,23 +23,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 	privateBefore := snapshot(t, fx.abs("private"))
 	forbidden := []string{"OUTSIDE", "PRIVATE", contentHash([]byte("OUTSIDE\n")), contentHash([]byte("PRIVATE\n"))}
 
-	var stop atomic.Bool
-	var flips atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		targets := []string{fx.outside, "private"}
-		for i := 0; !stop.Load(); i++ {
-			if err := os.Rename(fx.abs("dir"), fx.abs("dir.real")); err != nil {
-				continue
-			}
-			os.Symlink(targets[i%2], fx.abs("dir"))
-			os.Remove(fx.abs("dir"))
-			os.Rename(fx.abs("dir.real"), fx.abs("dir"))
-			flips.Add(1)
-		}
-	}()
+	stopFlipping := flipDirectory(fx, "dir", fx.outside, "private")
 
 	const rounds = 1500
 	var seen [4]int // successes per tool
@@ -71,9 +55,8 @@ func TestSymlinkSwapRace(t *testing.T) {
 			}
 		}
 	}
-	stop.Store(true)
-	wg.Wait()
-	t.Logf("%d flips; successes read/write/edit/info = %v", flips.Load(), seen)
+	flips := stopFlipping()
+	t.Logf("%d flips; successes read/write/edit/info = %v", flips, seen)
 	if after := snapshot(t, fx.outside); after != outsideBefore {
 		t.Errorf("the outside directory changed:\n%s\n%s", outsideBefore, after)
 	}
@@ -140,5 +123,32 @@ func TestCommitDetectsSwaps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// flipDirectory swaps the fixture directory dir, in a loop until the returned stop function is
+// called, between itself and a symlink to each of targets in turn (rename away, symlink, remove,
+// rename back). stop waits for the loop to end and returns how many flips it made.
+func flipDirectory(fx *fixture, dir string, targets ...string) (stop func() int64) {
+	var done atomic.Bool
+	var flips atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !done.Load(); i++ {
+			if err := os.Rename(fx.abs(dir), fx.abs(dir+".real")); err != nil {
+				continue
+			}
+			os.Symlink(targets[i%len(targets)], fx.abs(dir))
+			os.Remove(fx.abs(dir))
+			os.Rename(fx.abs(dir+".real"), fx.abs(dir))
+			flips.Add(1)
+		}
+	}()
+	return func() int64 {
+		done.Store(true)
+		wg.Wait()
+		return flips.Load()
 	}
 }

@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/fsbox/fsbox/schema"
@@ -24,21 +21,7 @@ func TestWalkers_SymlinkSwapRace(t *testing.T) {
 	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: []string{"private"}}))
 	forbidden := []string{"OUTSIDE", "PRIVATE"}
 
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		targets := []string{fx.outside, "private"}
-		for i := 0; !stop.Load(); i++ {
-			if err := os.Rename(fx.abs("dir"), fx.abs("dir.real")); err != nil {
-				continue
-			}
-			os.Symlink(targets[i%2], fx.abs("dir"))
-			os.Remove(fx.abs("dir"))
-			os.Rename(fx.abs("dir.real"), fx.abs("dir"))
-		}
-	}()
+	stopFlipping := flipDirectory(fx, "dir", fx.outside, "private")
 	calls := []struct {
 		tool string
 		args map[string]any
@@ -67,6 +50,5 @@ func TestWalkers_SymlinkSwapRace(t *testing.T) {
 			}
 		}
 	}
-	stop.Store(true)
-	wg.Wait()
+	stopFlipping()
 }
