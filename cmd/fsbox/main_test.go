@@ -174,3 +174,25 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("version: %d %q", r.code, r.stdout)
 	}
 }
+
+// --max-message-bytes reaches the framing: a longer line is refused with id null and the next
+// line is still answered.
+func TestServeMaxMessageBytes(t *testing.T) {
+	root := tree(t, nil)
+	long := `{"jsonrpc":"2.0","id":1,"method":"schema","params":{"pad":"` + strings.Repeat("x", 300) + `"}}`
+	in := long + "\n" + `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocol_version":"1"}}` + "\n"
+	r := fsbox(t, in, "serve", "--root", root, "--max-message-bytes", "200")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	if !strings.Contains(lines[0], `"id":null`) || !strings.Contains(lines[0], "-32600") {
+		t.Errorf("oversize line answered %s; want -32600 with id null", lines[0])
+	}
+	if !strings.Contains(lines[1], `"id":2`) || !strings.Contains(lines[1], `"result"`) {
+		t.Errorf("the next line was answered %s", lines[1])
+	}
+	if r := fsbox(t, "", "serve", "--max-message-bytes", "0"); r.code != 2 {
+		t.Errorf("--max-message-bytes 0: exit %d; want 2", r.code)
+	}
+}
