@@ -65,16 +65,24 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	} else {
 		comps = append(splitPath(e.cwd), splitPath(spelling)...)
 	}
-	r, err := e.walkComponents(op, spelling, comps)
-	if err != nil {
-		return nil, err
-	}
 	// walkComponents Lstats each prefix through the os.Root, which follows a component swapped
 	// for an in-root symlink meanwhile; its FileInfo could then describe a file nobody checked
 	// (a denied one). Confirm it by descriptor, one O_NOFOLLOW component at a time, so every
-	// identity check downstream compares against the file that really is at r.rel.
-	if r.exists && !statResolved(e, r.rel, r.info) {
-		return nil, errChanged(op, r)
+	// identity check downstream compares against the file that really is at r.rel. A file
+	// replaced by a concurrent atomic write (a new inode under the same name) also fails the
+	// confirmation, so the walk is retried a few times before the call gives up.
+	var r *resolved
+	for attempt := 0; ; attempt++ {
+		var err *Error
+		if r, err = e.walkComponents(op, spelling, comps); err != nil {
+			return nil, err
+		}
+		if !r.exists || statResolved(e, r.rel, r.info) {
+			break
+		}
+		if attempt == maxReopens {
+			return nil, errChanged(op, r)
+		}
 	}
 	r.dirSlash = strings.HasSuffix(spelling, "/") || strings.HasSuffix(spelling, "/.")
 	if r.dirSlash && r.exists && !r.info.IsDir() {
