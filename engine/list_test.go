@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -130,5 +132,27 @@ func TestListDirectory_Event(t *testing.T) {
 	tryCall(t, e, "list_directory", map[string]any{"path": "missing"}, rec.hooks(false))
 	if len(rec.events) != 0 {
 		t.Errorf("a failed listing emitted %v", rec.events)
+	}
+}
+
+// TestListDirectory_ModifiedAt: entries carry the modification time an adapter needs (deepagents'
+// FileInfo.modified_at), of the target for a link, in UTC.
+func TestListDirectory_ModifiedAt(t *testing.T) {
+	fx := makeFixture(t, "old.txt: x", "sub/new.txt: y", "link => old.txt")
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	if err := os.Chtimes(fx.abs("old.txt"), when, when); err != nil {
+		t.Fatal(err)
+	}
+	e := fx.engine(schema.Config{})
+	res := mustCall(t, e, "list_directory", map[string]any{}, Hooks{}).(*schema.ListDirectoryResult)
+	got := map[string]string{}
+	for _, ent := range res.Entries {
+		got[ent.Path] = ent.ModifiedAt
+	}
+	if got["old.txt"] != "2021-03-04T05:06:07Z" || got["link"] != "2021-03-04T05:06:07Z" {
+		t.Errorf("modified_at = %v; want old.txt and link at 2021-03-04T05:06:07Z", got)
+	}
+	if got["sub/"] != "" {
+		t.Errorf("sub/ modified_at = %q; directories carry none", got["sub/"])
 	}
 }

@@ -99,9 +99,13 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 			}
 			break
 		}
+		var content strings.Builder
 		for _, l := range shown {
 			body.WriteString(l.text)
+			content.WriteString(l.text[l.gutter:])
 		}
+		raw := content.String()
+		res.Content = &raw
 		if !strings.HasSuffix(body.String(), "\n") {
 			body.WriteByte('\n')
 		}
@@ -144,6 +148,7 @@ type scanWindow struct {
 // renderedLine is one numbered line of the window.
 type renderedLine struct {
 	text      string // number, TAB, line with its terminator, decoded leniently
+	gutter    int    // bytes of text before the line: the number and the TAB
 	chars     int    // code points of text
 	lineChars int    // code points of the line alone, terminator included
 }
@@ -304,7 +309,8 @@ func renderLine(number int, line []byte) renderedLine {
 	b.WriteByte('\t')
 	b.Write(text)
 	lineChars := utf8.RuneCount(text)
-	return renderedLine{text: b.String(), chars: pad + len(digits) + 1 + lineChars, lineChars: lineChars}
+	gutter := pad + len(digits) + 1
+	return renderedLine{text: b.String(), gutter: gutter, chars: gutter + lineChars, lineChars: lineChars}
 }
 
 // countingReader hashes and counts what it reads.

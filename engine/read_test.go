@@ -67,3 +67,30 @@ func TestReadFile_MaxReadChars(t *testing.T) {
 		t.Errorf("over = %q", got)
 	}
 }
+
+// TestReadFile_Content: the typed content is the window's lines exactly as in the file (no
+// gutter, terminators kept), so an adapter never has to parse the numbered text.
+func TestReadFile_Content(t *testing.T) {
+	fx := makeFixture(t, `multi.txt: line1\nline2\r\nline3\nline4`, "empty.txt: ", "bin.dat: a\x00b")
+	e := fx.engine(schema.Config{})
+	cases := []struct {
+		args schema.ReadFileArgs
+		want *string
+	}{
+		{schema.ReadFileArgs{Path: "multi.txt"}, strp("line1\nline2\r\nline3\nline4")},
+		{schema.ReadFileArgs{Path: "multi.txt", Offset: intp(1), Limit: intp(2)}, strp("line2\r\nline3\n")},
+		{schema.ReadFileArgs{Path: "empty.txt"}, nil},
+		{schema.ReadFileArgs{Path: "bin.dat"}, nil},
+	}
+	for _, c := range cases {
+		res := mustCall(t, e, "read_file", c.args, Hooks{}).(*schema.ReadFileResult)
+		switch {
+		case c.want == nil && res.Content != nil:
+			t.Errorf("read_file(%+v).content = %q; want absent", c.args, *res.Content)
+		case c.want != nil && (res.Content == nil || *res.Content != *c.want):
+			t.Errorf("read_file(%+v).content = %v; want %q", c.args, res.Content, *c.want)
+		}
+	}
+}
+
+func strp(s string) *string { return &s }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -283,6 +284,9 @@ func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {
 // dirEntryOf is the typed form of an entry line.
 func (e *Engine) dirEntryOf(ent *walkEntry, depth int) schema.DirEntry {
 	de := schema.DirEntry{Path: e.display(ent.lex), Type: "file", Depth: depth}
+	if ent.info != nil {
+		de.ModifiedAt = ent.info.ModTime().UTC().Format(time.RFC3339)
+	}
 	if ent.dir {
 		de.Type = "directory"
 		de.Path += "/"

@@ -35,6 +35,10 @@ type ReadFileResult struct {
 	// Content hash of the whole file (first 12 hex digits of SHA-256 over its raw bytes); absent when
 	// content hashes are off.
 	Hash string `json:"hash,omitempty"`
+	// The lines shown, as in the file: no numbers, each with its own terminator, invalid UTF-8 as
+	// U+FFFD. Absent for a binary file and when no line is shown. For adapters that hand a framework
+	// the file's text; the model reads Text.
+	Content *string `json:"content,omitempty"`
 }
 
 // WriteFileArgs are the arguments of write_file.
@@ -136,6 +140,8 @@ type DirEntry struct {
 	Size *int64 `json:"size,omitempty"`
 	// Depth below the listed directory, 1 for its own children (directory_tree only).
 	Depth int `json:"depth,omitempty"`
+	// For files: last modification time (of the target, for a symlink), RFC 3339 in UTC, seconds.
+	ModifiedAt string `json:"modified_at,omitempty"`
 }
 
 // SearchFilesArgs are the arguments of search_files.

@@ -1,0 +1,202 @@
+"""What every framework adapter shares: the config it builds, the retry accounting, the change gate.
+
+An adapter forwards fsbox's ``text`` to the model unchanged and decides three things the framework
+has its own words for:
+
+1. **Is a failure the model's to fix?** :func:`counts_as_retry` answers from the error's data: the
+   server's ``counts_as_retry`` when it sends one, else its ``retry`` flag. A retry error becomes the
+   framework's "ask the model again" (pydantic-ai's ``ModelRetry``); an error that does not count
+   is handed back as a plain result; a fatal error is raised.
+2. **Which changes need a human?** :class:`ChangeGate` answers each change request the server sends:
+   with ``approve="rules"`` (the default) only changes that a permission rule marked ``interrupt``
+   wait for a human, the others are approved; ``"all"`` asks for every change; ``"never"`` approves
+   every change without asking.
+3. **Who owns the process?** Each adapter starts its client lazily and closes it with the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from ..client import ChangeRequest
+from ..errors import FsboxError
+
+ApproveMode = Literal["rules", "all", "never"]
+"""Which changes wait for a human: rule-flagged only, every change, or none."""
+
+WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
+"""The tools that can send a change request."""
+
+
+def counts_as_retry(err: FsboxError) -> bool:
+    """Whether err should spend one of the model's retries (and be raised as a retry)."""
+    value = err.data.get("counts_as_retry")
+    if isinstance(value, bool):
+        return value
+    return err.retry
+
+
+def harness_config(
+    *,
+    allowed_patterns: Sequence[str] | None = None,
+    denied_patterns: Sequence[str] | None = None,
+    read_only_patterns: Sequence[str] | None = None,
+    max_read_lines: int | None = None,
+    max_read_chars: int | None = None,
+    max_list_results: int | None = None,
+    max_search_results: int | None = None,
+    max_find_results: int | None = None,
+    read_only: bool = False,
+    content_hashes: bool | None = None,
+    tools: Sequence[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An fsbox config (wire field names) from pydantic-ai-harness FileSystem's argument names.
+
+    Arguments left as None keep fsbox's defaults; ``read_only_patterns`` is fsbox's
+    ``protected_patterns``. ``extra`` holds any other fsbox config field and wins over the rest.
+    """
+    cfg: dict[str, Any] = {}
+    for key, value in (
+        ("allowed_patterns", allowed_patterns),
+        ("denied_patterns", denied_patterns),
+        ("protected_patterns", read_only_patterns),
+        ("tools", tools),
+    ):
+        if value is not None:
+            cfg[key] = list(value)
+    for key, num in (
+        ("max_read_lines", max_read_lines),
+        ("max_read_chars", max_read_chars),
+        ("max_list_results", max_list_results),
+        ("max_search_results", max_search_results),
+        ("max_find_results", max_find_results),
+    ):
+        if num is not None:
+            cfg[key] = num
+    if read_only:
+        cfg["read_only"] = True
+    if content_hashes is not None:
+        cfg["content_hashes"] = content_hashes
+    cfg.update(extra or {})
+    return cfg
+
+
+@dataclasses.dataclass
+class PendingChange:
+    """A change the gate refused because it needs a human; what the human is shown."""
+
+    path: str
+    operation: str
+    diff: str | None
+    reason: str
+    rule: Any = None
+
+    def metadata(self) -> dict[str, Any]:
+        """The change as plain data, for a framework's approval request."""
+        out: dict[str, Any] = {
+            "path": self.path,
+            "operation": self.operation,
+            "diff": self.diff,
+            "reason": self.reason,
+        }
+        if self.rule is not None:
+            out["rule"] = self.rule
+        return out
+
+
+NEEDS_APPROVAL = "approval required"
+"""The cancel reason the gate gives the server while a human has not yet decided."""
+
+
+class ChangeGate:
+    """Answers the server's change requests for one adapter, one change-making call at a time.
+
+    Change requests carry no call id, so the gate lets one change-making call run at a time
+    (:meth:`turn`) and answers the requests that arrive meanwhile from that call's approval state.
+    Reading tools never wait for the gate.
+    """
+
+    def __init__(self, approve: ApproveMode = "rules") -> None:
+        if approve not in ("rules", "all", "never"):
+            raise ValueError(f"approve must be 'rules', 'all' or 'never', not {approve!r}")
+        self.approve: ApproveMode = approve
+        self._lock = asyncio.Lock()
+        self._thread_lock = threading.Lock()
+        self._approved = False
+        self._deny_reason: str | None = None
+        self.pending: PendingChange | None = None
+
+    def asks(self) -> bool:
+        """Whether the server must send change requests at all (else the client offers none)."""
+        return self.approve != "never"
+
+    def needs_human(self, req: ChangeRequest) -> bool:
+        """Whether req waits for a human under this gate's mode."""
+        if self.approve == "never":
+            return False
+        if self.approve == "all":
+            return True
+        return req.reason == "permission_rule"
+
+    def decide(self, req: ChangeRequest) -> None:
+        """The on_change_request callback: approve, or cancel and remember what was refused."""
+        if not self.needs_human(req) or self._approved:
+            return
+        if self._deny_reason is not None:
+            req.cancel(self._deny_reason)
+            return
+        self.pending = PendingChange(
+            path=req.path,
+            operation=str(req.operation),
+            diff=req.diff,
+            reason=str(req.reason),
+            rule=getattr(req, "rule", None),
+        )
+        req.cancel(NEEDS_APPROVAL)
+
+    def turn(self, approved: bool, deny_reason: str | None = None) -> _Turn:
+        """A context (async with, or with from a thread) for one change-making call.
+
+        approved says a human already agreed to this call's changes; deny_reason, that a human
+        refused them (the server is told that reason and writes nothing). Use one kind of context per
+        gate: async adapters take the asyncio lock, threaded ones the thread lock.
+        """
+        return _Turn(self, approved, deny_reason)
+
+
+class _Turn:
+    def __init__(self, gate: ChangeGate, approved: bool, deny_reason: str | None) -> None:
+        self._gate = gate
+        self._approved = approved
+        self._deny_reason = deny_reason
+
+    def _begin(self) -> ChangeGate:
+        self._gate._approved = self._approved
+        self._gate._deny_reason = self._deny_reason
+        self._gate.pending = None
+        return self._gate
+
+    async def __aenter__(self) -> ChangeGate:
+        await self._gate._lock.acquire()
+        return self._begin()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._end()
+        self._gate._lock.release()
+
+    def _end(self) -> None:
+        self._gate._approved = False
+        self._gate._deny_reason = None
+
+    def __enter__(self) -> ChangeGate:
+        self._gate._thread_lock.acquire()
+        return self._begin()
+
+    def __exit__(self, *exc: object) -> None:
+        self._end()
+        self._gate._thread_lock.release()
