@@ -1,0 +1,396 @@
+"""fsbox as a deepagents backend (``pip install 'fsbox[deepagents]'``).
+
+::
+
+    from deepagents import create_deep_agent
+    from fsbox.deepagents import FsboxBackend
+
+    agent = create_deep_agent(model=model, backend=FsboxBackend("workspace"))
+
+:class:`FsboxBackend` implements deepagents' ``BackendProtocol`` (``ls``, ``read``, ``write``,
+``edit``, ``grep``, ``glob``, ``upload_files``, ``download_files``) on a real fsbox process, so the
+agent's file tools get fsbox's containment: every path is resolved and confined at I/O time,
+symlinks and swaps included, and an escape is an error in the result, never an exception that ends
+the run and never a host path. The agent's namespace is ``/``-rooted: ``/src/app.py`` is
+``src/app.py`` under the fsbox root.
+
+What it maps, and where it differs from deepagents' ``FilesystemBackend``:
+
+1. **Permissions.** ``permissions=[FilesystemPermission(...)]`` become fsbox permission rules (the
+   same operations, ``/``-anchored globs and first-match order), enforced by the server on the
+   resolved path. deepagents' middleware still checks its own ``permissions`` first.
+2. **Approvals.** A write that an ``interrupt`` rule (or ``approve="all"``) flags pauses the graph
+   with LangGraph's ``interrupt()`` carrying the path, operation and diff; resume with
+   ``Command(resume=True)`` to write it, or ``{"approve": False, "reason": ...}`` to refuse.
+3. **grep** is literal (the pattern is escaped for fsbox's RE2 search); ``glob`` filters files by
+   fsbox's root-relative glob; ``max_count`` trims the result and marks it truncated. Output modes
+   (``files_with_matches``, ``count``, ``content``) are the middleware's, built on these matches.
+4. **glob**: a pattern without ``/`` matches the basename at any depth; a leading ``/`` anchors it
+   at the search path; only files are returned.
+5. **write** creates missing parent directories, as deepagents expects, through fsbox's
+   ``create_directory``. **edit** with ``replace_all`` reads the whole file, replaces every
+   occurrence and writes it back guarded by the content hash it read, so a concurrent change makes
+   it fail rather than be lost.
+6. **Results, not exceptions**: every fsbox failure is the result's ``error`` text (fsbox's
+   message, written for the model); ``ls`` of a file says ``not_a_directory`` and of a missing path
+   ``path_not_found``, as the middleware's delete probe expects.
+7. **Not supported** (documented gaps): ``delete`` (fsbox has no delete tool yet, so the
+   middleware hides it), binary file content (fsbox shows binary files as a summary; ``read`` and
+   ``download_files`` report an error), and files whose text is not valid UTF-8 are shown with
+   U+FFFD and refused by ``replace_all`` (a plain ``edit`` keeps their bytes).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from deepagents.backends.protocol import (
+    BackendProtocol,
+    EditResult,
+    FileDownloadResponse,
+    FileInfo,
+    FileUploadResponse,
+    GlobResult,
+    GrepMatch,
+    GrepResult,
+    LsResult,
+    ReadResult,
+    WriteResult,
+)
+
+from ._types_gen import FindFilesResult, ListDirectoryResult, ReadFileResult, SearchFilesResult
+from .client import Client, OnEvent
+from .errors import FsboxError
+from .integrations._common import ApproveMode, ChangeGate, PendingChange
+
+__all__ = ["FsboxBackend"]
+
+
+class FsboxBackend(BackendProtocol):
+    """deepagents' BackendProtocol served by one fsbox process (see the module doc)."""
+
+    def __init__(
+        self,
+        root_dir: str | os.PathLike[str] = ".",
+        *,
+        permissions: Sequence[Any] | None = None,
+        config: dict[str, Any] | None = None,
+        binary: str | os.PathLike[str] | None = None,
+        approve: ApproveMode = "rules",
+        on_event: OnEvent | None = None,
+    ) -> None:
+        self.root_dir = root_dir
+        self.config = dict(config or {})
+        if permissions:
+            self.config["permissions"] = [_rule(p) for p in permissions] + list(
+                self.config.get("permissions") or []
+            )
+        self.binary = binary
+        self.on_event = on_event
+        self._gate = ChangeGate(approve)
+        self._client: Client | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        """The running fsbox client, started on first use."""
+        if self._client is None:
+            client = Client(
+                self.root_dir,
+                config=self.config,
+                binary=self.binary,
+                on_event=self.on_event,
+                on_change_request=self._gate.decide if self._gate.asks() else None,
+            )
+            self._client = client
+            self._finalizer = weakref.finalize(self, client.close)
+        return self._client
+
+    def close(self) -> None:
+        """Stop the fsbox process; a later call starts a new one."""
+        client, self._client = self._client, None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if client is not None:
+            client.close()
+
+    def __enter__(self) -> FsboxBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- BackendProtocol -----------------------------------------------------------------------
+
+    def ls(self, path: str) -> LsResult:
+        rel = _rel(path)
+        try:
+            res = self.client.list_directory(path=rel)
+        except FsboxError as e:
+            if e.kind == "not_a_directory":
+                return LsResult(error=f"Path '{path}': not_a_directory")
+            if e.kind == "not_found":
+                return LsResult(error=f"Path '{path}': path_not_found")
+            return LsResult(error=e.message)
+        return LsResult(entries=[_info(ent.path, ent.type, ent.size, ent.modified_at) for ent in _entries(res)])
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        if limit <= 0:
+            return ReadResult(file_data={"content": "", "encoding": "utf-8"}, no_lines_requested=True)
+        offset = max(offset, 0)
+        try:
+            res = self.client.read_file(path=_rel(file_path), offset=offset, limit=limit)
+        except FsboxError as e:
+            if e.kind == "offset_out_of_range":
+                return ReadResult(error=f"Line offset {offset} exceeds file length ({_lines(e)} lines)")
+            return ReadResult(error=e.message)
+        if res.binary:
+            return ReadResult(error=f"{file_path}: binary file ({res.size} bytes); fsbox does not return binary content")
+        if res.total_lines == 0:
+            return ReadResult(file_data={"content": "", "encoding": "utf-8"})
+        if not res.lines_shown or res.content is None:
+            return ReadResult(error=res.text)
+        end = offset + res.lines_shown
+        return ReadResult(
+            file_data={"content": res.content, "encoding": "utf-8"},
+            total_lines=res.total_lines,
+            start_line=offset + 1,
+            end_line=end,
+            next_offset=end if res.next_offset is not None else None,
+        )
+
+    def write(self, file_path: str, content: str) -> WriteResult:
+        rel = _rel(file_path)
+        try:
+            parent = posixpath.dirname(rel)
+            if parent:
+                self._change("create_directory", {"path": parent})
+            self._change("write_file", {"path": rel, "content": content})
+        except _Refused as r:
+            return WriteResult(error=r.text)
+        except FsboxError as e:
+            return WriteResult(error=e.message)
+        return WriteResult(path=file_path)
+
+    def edit(
+        self,
+        file_path: str,
+        old_string: str,
+        new_string: str,
+        replace_all: bool = False,  # noqa: FBT001, FBT002
+    ) -> EditResult:
+        rel = _rel(file_path)
+        try:
+            if not replace_all:
+                res = self._change("edit_file", {"path": rel, "old_text": old_string, "new_text": new_string})
+                return EditResult(path=file_path, occurrences=int(getattr(res, "replacements", 1) or 1))
+            text, digest = self._read_all(rel)
+            count = text.count(old_string) if old_string else 0
+            if count == 0:
+                return EditResult(error=f"Error: String not found in file: '{old_string}'")
+            if "\ufffd" in text:
+                return EditResult(
+                    error=f"Error: {file_path} is not valid UTF-8; replace_all would rewrite its bytes. "
+                    "Edit one occurrence at a time."
+                )
+            args: dict[str, Any] = {"path": rel, "content": text.replace(old_string, new_string)}
+            if digest:
+                args["expected_hash"] = digest
+            self._change("write_file", args)
+            return EditResult(path=file_path, occurrences=count)
+        except _Refused as r:
+            return EditResult(error=r.text)
+        except FsboxError as e:
+            return EditResult(error=e.message)
+
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+    ) -> GrepResult:
+        args: dict[str, Any] = {"pattern": _re2_literal(pattern), "path": _rel(path or "/")}
+        if glob:
+            args["include_glob"] = glob.lstrip("/")
+        try:
+            res = self.client.search_files(**args)
+        except FsboxError as e:
+            if e.kind == "not_found":
+                return GrepResult(matches=[])
+            return GrepResult(error=e.message)
+        matches: list[GrepMatch] = [{"path": _abs(m.path), "line": m.line, "text": m.text} for m in _matches(res)]
+        truncated = bool(res.truncated)
+        if max_count is not None and len(matches) > max_count:
+            matches, truncated = matches[:max_count], True
+        return GrepResult(matches=matches, truncated=truncated)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        if pattern.startswith("/"):
+            pattern = pattern.lstrip("/")
+        elif "/" not in pattern:
+            pattern = "**/" + pattern
+        try:
+            res = self.client.find_files(pattern=pattern, path=_rel(path or "/"))
+        except FsboxError as e:
+            return GlobResult(error=e.message)
+        files = [_info(p, "file", None, None) for p in _paths(res) if not p.endswith("/")]
+        return GlobResult(matches=files, truncated=bool(res.truncated), truncation_reason="budget" if res.truncated else None)
+
+    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        out: list[FileUploadResponse] = []
+        for path, data in files:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                out.append(FileUploadResponse(path=path, error="invalid_path"))
+                continue
+            res = self.write(path, text)
+            out.append(FileUploadResponse(path=path, error=None if res.error is None else _op_error(res.error)))
+        return out
+
+    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
+        out: list[FileDownloadResponse] = []
+        for path in paths:
+            try:
+                text, _ = self._read_all(_rel(path))
+            except FsboxError as e:
+                out.append(FileDownloadResponse(path=path, content=None, error=_kind_error(e.kind)))
+                continue
+            out.append(FileDownloadResponse(path=path, content=text.encode("utf-8"), error=None))
+        return out
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _read_all(self, rel: str) -> tuple[str, str]:
+        """The whole text of rel and its hash, paging through fsbox's bounded reads.
+
+        Every page must carry the same hash, so the pages are one version of the file.
+        """
+        parts: list[str] = []
+        offset, digest = 0, None
+        while True:
+            res = self.client.read_file(path=rel, offset=offset) if offset else self.client.read_file(path=rel)
+            if res.binary:
+                raise FsboxError(f"{rel} is a binary file", kind="not_regular_file", path=rel)
+            if digest is not None and res.hash != digest:
+                raise FsboxError(f"{rel} changed while it was read; try again", kind="changed_during_request", path=rel)
+            digest = res.hash
+            if res.content is not None:
+                parts.append(res.content)
+            if res.next_offset is None:
+                return "".join(parts), digest or ""
+            if not res.lines_shown:
+                raise FsboxError(res.text, kind="offset_out_of_range", path=rel)
+            offset = res.next_offset
+
+    def _change(self, tool: str, args: dict[str, Any]) -> Any:
+        """Call a change-making tool, pausing for a human where the gate says so."""
+        with self._gate.turn(approved=False) as gate:
+            res = self.client.call(tool, args)
+            pending = gate.pending
+        if pending is None:
+            return _checked(res)
+        approved, reason = _ask(pending)
+        with self._gate.turn(approved=approved, deny_reason=None if approved else reason):
+            return _checked(self.client.call(tool, args))
+
+
+class _Refused(Exception):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _checked(res: Any) -> Any:
+    if getattr(res, "cancelled", False):
+        raise _Refused(res.text)
+    return res
+
+
+def _ask(pending: PendingChange) -> tuple[bool, str]:
+    from langgraph.types import interrupt
+
+    answer: Any = interrupt({"action": "fsbox_change", **pending.metadata()})
+    if isinstance(answer, dict):
+        return bool(answer.get("approve")), str(answer.get("reason") or "refused by the reviewer")
+    return bool(answer), "refused by the reviewer"
+
+
+def _rule(p: Any) -> dict[str, Any]:
+    if isinstance(p, dict):
+        return {"operations": list(p["operations"]), "paths": list(p["paths"]), "mode": p.get("mode", "allow")}
+    return {"operations": list(p.operations), "paths": list(p.paths), "mode": p.mode}
+
+
+def _rel(path: str) -> str:
+    """The fsbox path for an agent path: '/a/b' is 'a/b', '/' is '.'. Nothing else is changed:
+    fsbox itself refuses '..' that leaves the root, absolute host paths and escaping links."""
+    stripped = path.lstrip("/")
+    return stripped or "."
+
+
+def _abs(path: str) -> str:
+    return "/" + path.lstrip("./") if path not in (".", "./") else "/"
+
+
+def _info(path: str, kind: str, size: int | None, modified: str | None) -> FileInfo:
+    info: FileInfo = {"path": _abs(path), "is_dir": kind == "directory"}
+    if size is not None:
+        info["size"] = size
+    if modified:
+        info["modified_at"] = modified
+    return info
+
+
+def _entries(res: ListDirectoryResult) -> list[Any]:
+    return list(res.entries or [])
+
+
+def _matches(res: SearchFilesResult) -> list[Any]:
+    return list(res.matches or [])
+
+
+def _paths(res: FindFilesResult) -> list[str]:
+    return list(res.paths or [])
+
+
+def _lines(e: FsboxError) -> str:
+    m = re.search(r"\((\d+) lines\)", e.message)
+    return m.group(1) if m else "?"
+
+
+def _re2_literal(s: str) -> str:
+    return re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", s)
+
+
+def _kind_error(kind: str) -> Any:
+    return {
+        "not_found": "file_not_found",
+        "not_a_file": "is_directory",
+        "permission_denied": "permission_denied",
+        "denied": "permission_denied",
+        "not_allowed": "permission_denied",
+        "protected": "permission_denied",
+    }.get(kind, "invalid_path")
+
+
+def _op_error(message: str) -> Any:
+    low = message.lower()
+    if "denied" in low or "protected" in low or "not writable" in low:
+        return "permission_denied"
+    if "directory" in low:
+        return "is_directory"
+    return "invalid_path"
+
+
+_ = ReadFileResult  # the typed result read() relies on: content, lines_shown, next_offset
