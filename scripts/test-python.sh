@@ -11,7 +11,7 @@ py=$sdk/.venv/bin/python
 if [ ! -x "$py" ]; then
   "${PYTHON:-python3}" -m venv "$sdk/.venv"
 fi
-"$py" -m pip install --quiet --disable-pip-version-check -r "$sdk/requirements-dev.txt" -e "$sdk"
+"$py" -m pip install --quiet --disable-pip-version-check -r "$sdk/requirements-dev.txt" -r "$sdk/requirements-integrations.txt" -e "$sdk"
 
 if [ -z "${FSBOX_BIN:-}" ]; then
   bindir=$(mktemp -d)

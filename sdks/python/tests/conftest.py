@@ -97,3 +97,28 @@ def within(seconds: float, fn: Callable[[], Any]) -> Any:
     if error:
         raise error[0]
     return box[0] if box else None
+
+
+@pytest.fixture(autouse=True)
+def close_framework_loop(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a framework adapter's test, close the event loop the framework's sync entry point left.
+
+    pydantic-ai's run_sync runs on the thread's event loop and leaves it open for the next call,
+    which is the framework's choice. Closing it here keeps the ResourceWarning-as-error rule of
+    this suite about fsbox's own leaks.
+    """
+    yield
+    if "integrations" not in request.path.parts:
+        return
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)

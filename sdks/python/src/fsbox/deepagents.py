@@ -47,11 +47,12 @@ import posixpath
 import re
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from deepagents.backends.protocol import (
     BackendProtocol,
     EditResult,
+    FileData,
     FileDownloadResponse,
     FileInfo,
     FileUploadResponse,
@@ -94,7 +95,7 @@ class FsboxBackend(BackendProtocol):
         self.on_event = on_event
         self._gate = ChangeGate(approve)
         self._client: Client | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -144,7 +145,7 @@ class FsboxBackend(BackendProtocol):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         if limit <= 0:
-            return ReadResult(file_data={"content": "", "encoding": "utf-8"}, no_lines_requested=True)
+            return ReadResult(file_data=_text(""), no_lines_requested=True)
         offset = max(offset, 0)
         try:
             res = self.client.read_file(path=_rel(file_path), offset=offset, limit=limit)
@@ -155,12 +156,12 @@ class FsboxBackend(BackendProtocol):
         if res.binary:
             return ReadResult(error=f"{file_path}: binary file ({res.size} bytes); fsbox does not return binary content")
         if res.total_lines == 0:
-            return ReadResult(file_data={"content": "", "encoding": "utf-8"})
+            return ReadResult(file_data=_text(""))
         if not res.lines_shown or res.content is None:
             return ReadResult(error=res.text)
         end = offset + res.lines_shown
         return ReadResult(
-            file_data={"content": res.content, "encoding": "utf-8"},
+            file_data=_text(res.content),
             total_lines=res.total_lines,
             start_line=offset + 1,
             end_line=end,
@@ -228,7 +229,7 @@ class FsboxBackend(BackendProtocol):
             if e.kind == "not_found":
                 return GrepResult(matches=[])
             return GrepResult(error=e.message)
-        matches: list[GrepMatch] = [{"path": _abs(m.path), "line": m.line, "text": m.text} for m in _matches(res)]
+        matches = [cast(GrepMatch, {"path": _abs(m.path), "line": m.line, "text": m.text}) for m in _matches(res)]
         truncated = bool(res.truncated)
         if max_count is not None and len(matches) > max_count:
             matches, truncated = matches[:max_count], True
@@ -344,12 +345,16 @@ def _abs(path: str) -> str:
 
 
 def _info(path: str, kind: str, size: int | None, modified: str | None) -> FileInfo:
-    info: FileInfo = {"path": _abs(path), "is_dir": kind == "directory"}
+    info = cast(FileInfo, {"path": _abs(path), "is_dir": kind == "directory"})
     if size is not None:
         info["size"] = size
     if modified:
         info["modified_at"] = modified
     return info
+
+
+def _text(content: str) -> FileData:
+    return cast(FileData, {"content": content, "encoding": "utf-8"})
 
 
 def _entries(res: ListDirectoryResult) -> list[Any]:

@@ -73,7 +73,7 @@ class FsboxToolkit:
         self.review = review
         self._gate = ChangeGate(approve)
         self._client: Client | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
 
     @property
     def client(self) -> Client:

@@ -51,8 +51,8 @@ def test_agent_reads_edits_and_gets_errors_as_tool_messages(tmp_path: pathlib.Pa
         )
         state = agent.invoke({"messages": [("user", "go")]})
     msgs = tool_messages(state)
-    assert msgs[0].content.startswith("[a.txt | 2 lines | hash:")
-    assert msgs[1].content.startswith("Edited a.txt")
+    assert str(msgs[0].content).startswith("[a.txt | 2 lines | hash:")
+    assert str(msgs[1].content).startswith("Edited a.txt")
     assert msgs[2].status == "error"
     assert "outside the root" in str(msgs[2].content)
     assert (tmp_path / "a.txt").read_text() == "one\n2\n"

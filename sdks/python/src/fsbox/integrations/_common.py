@@ -105,7 +105,8 @@ class PendingChange:
             "reason": self.reason,
         }
         if self.rule is not None:
-            out["rule"] = self.rule
+            to_wire = getattr(self.rule, "to_wire", None)
+            out["rule"] = to_wire() if callable(to_wire) else self.rule
         return out
 
 

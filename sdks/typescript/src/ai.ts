@@ -1,0 +1,109 @@
+/**
+ * fsbox tools for the Vercel AI SDK (`import { fsboxTools } from "@fsbox/sdk/ai"`; needs `ai` ≥ 6).
+ *
+ * ```ts
+ * import { generateText, stepCountIs } from "ai";
+ * import { Client } from "@fsbox/sdk";
+ * import { fsboxTools, reviewChanges } from "@fsbox/sdk/ai";
+ *
+ * const client = await Client.start({ rootDir: "workspace", onChangeRequest: reviewChanges(askUser) });
+ * try {
+ *   const { text } = await generateText({ model, tools: fsboxTools(client), stopWhen: stepCountIs(10), prompt });
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
+ *
+ * What it maps:
+ *
+ * 1. **Tools**: one AI SDK `tool({ description, inputSchema, execute })` per tool the server
+ *    enabled; the input schema is the server's own JSON Schema (the schema bundle's), so the model
+ *    sees exactly what fsbox validates.
+ * 2. **Text**: `execute` resolves to fsbox's `text`, unchanged.
+ * 3. **Errors**: a failure the model can fix rejects with fsbox's message, which the SDK hands back
+ *    to the model as the tool's error output; one whose data says `counts_as_retry: false` resolves
+ *    to the message as ordinary output; a fatal failure rejects with the SDK's ToolFatalError (the
+ *    AI SDK reports it as a tool error too: check `steps` for it if the run must stop).
+ * 4. **Approvals**: `approve: "all"` marks every change-making tool `needsApproval`, so the AI SDK's
+ *    own tool-approval flow asks before `execute` runs; `"rules"` (default) leaves that to the
+ *    server, whose change requests for `interrupt`-flagged writes go to the `onChangeRequest` the
+ *    client was started with (`reviewChanges(review)` builds one that shows the reviewer only those,
+ *    with the diff, and approves the rest).
+ * 5. **Events** arrive through the client's `onEvent`.
+ */
+import { jsonSchema, tool } from "ai";
+import type { Tool } from "ai";
+
+import type { ChangeRequest, Client } from "./client.js";
+import { ToolCallError } from "./errors.js";
+
+/** The tools that send change requests. */
+const WRITE_TOOLS = new Set(["write_file", "edit_file", "create_directory"]);
+
+/** Options of fsboxTools. */
+export interface FsboxToolsOptions {
+  /**
+   * Which changes wait for the AI SDK's tool approval: "all" (every call of a change-making tool),
+   * or "rules" / "never" (none; rule-flagged changes are decided by the client's onChangeRequest).
+   */
+  approve?: "rules" | "all" | "never";
+}
+
+/** fsboxTools returns the client's enabled tools as an AI SDK tool set (see the module doc). */
+export function fsboxTools(client: Client, options: FsboxToolsOptions = {}): Record<string, Tool> {
+  const tools: Record<string, Tool> = {};
+  for (const descriptor of client.tools()) {
+    const name = descriptor.name;
+    tools[name] = tool({
+      description: descriptor.description,
+      inputSchema: jsonSchema<Record<string, unknown>>(descriptor.input_schema as Parameters<typeof jsonSchema>[0]),
+      needsApproval: options.approve === "all" && WRITE_TOOLS.has(name),
+      execute: async (input: Record<string, unknown>, { abortSignal }) => callTool(client, name, input, abortSignal),
+    }) as Tool;
+  }
+  return tools;
+}
+
+async function callTool(
+  client: Client,
+  name: string,
+  input: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  try {
+    const result = await client.call(name, input, signal === undefined ? undefined : { signal });
+    return result.text;
+  } catch (err) {
+    if (err instanceof ToolCallError && err.retry) {
+      if ((err.data as { counts_as_retry?: unknown }).counts_as_retry === false) {
+        return err.message;
+      }
+      throw new Error(err.message);
+    }
+    throw err;
+  }
+}
+
+/** A reviewer's answer: true approves; false or { approve: false, reason } refuses. */
+export type ReviewAnswer = boolean | { approve: boolean; reason?: string };
+
+/**
+ * reviewChanges builds a ClientOptions.onChangeRequest that asks review only about changes a
+ * permission rule marked `interrupt` (or every change, with `all`), showing it the path, operation
+ * and diff, and approves the rest without asking.
+ */
+export function reviewChanges(
+  review: (change: ChangeRequest) => ReviewAnswer | Promise<ReviewAnswer>,
+  options: { all?: boolean } = {},
+): (request: ChangeRequest) => Promise<void> {
+  return async (request) => {
+    if (!options.all && request.reason !== "permission_rule") {
+      return;
+    }
+    const answer = await review(request);
+    if (answer === true || (typeof answer === "object" && answer.approve)) {
+      return;
+    }
+    request.cancel(typeof answer === "object" ? (answer.reason ?? "refused by the reviewer") : "refused by the reviewer");
+  };
+}

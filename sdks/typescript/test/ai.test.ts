@@ -1,0 +1,123 @@
+// The AI SDK entry point driven by the AI SDK's own mock language model through generateText,
+// against a real fsbox process.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+
+import { fsboxTools, reviewChanges } from "../dist/ai.js";
+import type { ChangeRequest } from "../dist/index.js";
+import { start, tempRoot } from "./helpers.js";
+
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** A model that makes one tool call per step, then answers "done". */
+function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV4 {
+  const steps: GenerateResult[] = calls.map(([toolName, input], i) => ({
+    content: [{ type: "tool-call", toolCallId: `c${i}`, toolName, input: JSON.stringify(input) }],
+    finishReason: { unified: "tool-calls", raw: "tool_calls" },
+    usage,
+    warnings: [],
+  }));
+  steps.push({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
+  return new MockLanguageModelV4({ doGenerate: steps });
+}
+
+function toolOutputs(result: Awaited<ReturnType<typeof generateText>>): Array<{ name: string; output: unknown; error: boolean }> {
+  const out: Array<{ name: string; output: unknown; error: boolean }> = [];
+  for (const step of result.steps) {
+    for (const part of step.content) {
+      if (part.type === "tool-result") {
+        out.push({ name: part.toolName, output: part.output, error: false });
+      } else if (part.type === "tool-error") {
+        out.push({ name: part.toolName, output: String(part.error), error: true });
+      }
+    }
+  }
+  return out;
+}
+
+describe("fsboxTools with generateText", () => {
+  test("reads, edits, and a hostile path comes back as a tool error", async () => {
+    const root = tempRoot({ "notes.txt": "hello\nworld\n" });
+    const client = await start(root);
+    try {
+      const result = await generateText({
+        model: scripted([
+          ["read_file", { path: "notes.txt" }],
+          ["edit_file", { path: "notes.txt", old_text: "world", new_text: "there" }],
+          ["read_file", { path: "../../etc/passwd" }],
+        ]),
+        tools: fsboxTools(client),
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      assert.equal(result.text, "done");
+      const outs = toolOutputs(result);
+      assert.match(String(outs[0]?.output), /^\[notes\.txt \| 2 lines \| hash:/);
+      assert.match(String(outs[1]?.output), /^Edited notes\.txt/);
+      assert.equal(outs[2]?.error, true);
+      assert.match(String(outs[2]?.output), /outside the root/);
+      assert.doesNotMatch(String(outs[2]?.output), /root:x:0:0/);
+      assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), "hello\nthere\n");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a rule-flagged write goes to the reviewer with its diff; a refusal writes nothing", async () => {
+    const root = tempRoot({ "free.txt": "a\n", "guarded/": "" });
+    const seen: ChangeRequest[] = [];
+    const client = await start(root, {
+      config: { permissions: [{ operations: ["write"], paths: ["/guarded/**"], mode: "interrupt" }] },
+      onChangeRequest: reviewChanges((change) => {
+        seen.push(change);
+        return { approve: false, reason: "not now" };
+      }),
+    });
+    try {
+      const result = await generateText({
+        model: scripted([
+          ["write_file", { path: "free.txt", content: "b\n" }],
+          ["write_file", { path: "guarded/x.txt", content: "x\n" }],
+        ]),
+        tools: fsboxTools(client),
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      assert.deepEqual(seen.map((c) => c.path), ["guarded/x.txt"]);
+      assert.match(seen[0]?.diff ?? "", /\+x/);
+      assert.equal(readFileSync(join(root, "free.txt"), "utf8"), "b\n");
+      assert.equal(existsSync(join(root, "guarded", "x.txt")), false);
+      assert.match(String(toolOutputs(result)[1]?.output), /not now/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('approve: "all" uses the AI SDK\'s own tool approval before execute runs', async () => {
+    const root = tempRoot({});
+    const client = await start(root);
+    try {
+      const result = await generateText({
+        model: scripted([["write_file", { path: "x.txt", content: "x\n" }]]),
+        tools: fsboxTools(client, { approve: "all" }),
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      const approvals = result.content.filter((p) => p.type === "tool-approval-request");
+      assert.equal(approvals.length, 1);
+      assert.equal(existsSync(join(root, "x.txt")), false);
+    } finally {
+      await client.close();
+    }
+  });
+});
