@@ -368,6 +368,8 @@ func (g *goEmitter) fieldType(r *TypeRef, required bool) *jen.Statement {
 	switch r.Kind {
 	case RefString:
 		return jen.Add(ptr).String()
+	case RefBytes:
+		return jen.Index().Byte() // nil when absent; encoding/json speaks base64
 	case RefInteger:
 		return jen.Add(ptr).Int()
 	case RefNumber:

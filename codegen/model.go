@@ -80,9 +80,10 @@ const (
 	RefMap                    // "type": "object" without properties: string keys, Elem values (RefAny when unconstrained)
 	RefNamed                  // "$ref": "#/$defs/<Name>" (Named)
 	RefAny                    // no type at all: any JSON value
+	RefBytes                  // "type": "string", "contentEncoding": "base64": bytes, base64 on the wire
 )
 
-var refKindNames = [...]string{"string", "integer", "number", "boolean", "array", "map", "named", "any"}
+var refKindNames = [...]string{"string", "integer", "number", "boolean", "array", "map", "named", "any", "bytes"}
 
 func (k RefKind) String() string {
 	if int(k) < len(refKindNames) {
@@ -411,6 +412,19 @@ func (p *parseState) typeRef(o *object, withDesc bool) (*TypeRef, error) {
 	}
 	switch typ {
 	case "string":
+		if _, ok := o.vals["contentEncoding"]; ok {
+			if err := allow("type", "contentEncoding"); err != nil {
+				return nil, err
+			}
+			enc, err := o.reqString("contentEncoding")
+			if err != nil {
+				return nil, err
+			}
+			if enc != "base64" {
+				return nil, fmt.Errorf("%s: contentEncoding %q is not supported (only base64)", o.at("contentEncoding"), enc)
+			}
+			return &TypeRef{Kind: RefBytes}, nil
+		}
 		if err := allow("type", "enum"); err != nil {
 			return nil, err
 		}

@@ -146,6 +146,8 @@ func TestParseRefuses(t *testing.T) {
 		{"empty enum", "/$defs/ErrorKind/enum", []any{}, `/$defs/ErrorKind/enum: empty enum`},
 		{"repeated enum value", "/$defs/ErrorKind/enum", []any{"bad_text", "bad_text"}, `/$defs/ErrorKind/enum/1: "bad_text" repeats`},
 		{"string type without enum", "/$defs/ErrorKind/enum", nil, `a named string type needs an enum`},
+		{"other content encoding", "/$defs/Part/properties/raw/contentEncoding", "base32", `contentEncoding "base32" is not supported (only base64)`},
+		{"bytes with an enum", "/$defs/Part/properties/raw/enum", []any{"AA=="}, `/$defs/Part/properties/raw/enum: unsupported keyword "enum"`},
 		{"fractional minimum", "/$defs/EchoArgs/properties/times/minimum", 1.5, `/$defs/EchoArgs/properties/times/minimum: want an integer`},
 		{"camelCase property", "/$defs/Part/properties/someValue", map[string]any{"type": "string"}, `property name "someValue" is not snake_case`},
 		{"bad type name", "/$defs/part_two", map[string]any{"type": "object"}, `type name "part_two" is not PascalCase`},

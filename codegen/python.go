@@ -251,6 +251,8 @@ func pyAnnotation(r *TypeRef) string {
 			return pyLiteral(r.Enum)
 		}
 		return "str"
+	case RefBytes:
+		return "bytes"
 	case RefInteger:
 		return "int"
 	case RefNumber:
@@ -292,6 +294,8 @@ func pyDecoder(r *TypeRef) string {
 			return "_w.literal"
 		}
 		return "_w.string"
+	case RefBytes:
+		return "_w.base64_bytes"
 	case RefInteger:
 		return "_w.integer"
 	case RefNumber:
@@ -315,6 +319,8 @@ func pyDecoder(r *TypeRef) string {
 // the comprehension variables of nested arrays and maps apart.
 func pyEncoder(r *TypeRef, v string, depth int) string {
 	switch r.Kind {
+	case RefBytes:
+		return "_w.to_base64(" + v + ")"
 	case RefNamed:
 		if !r.Named.IsEnum() {
 			return v + ".to_wire()"
@@ -338,7 +344,7 @@ func pyEncoder(r *TypeRef, v string, depth int) string {
 // pyIsPlain reports whether values of r are already JSON-ready.
 func pyIsPlain(r *TypeRef) bool {
 	switch r.Kind {
-	case RefArray, RefMap:
+	case RefArray, RefMap, RefBytes:
 		return false
 	case RefNamed:
 		return r.Named.IsEnum()

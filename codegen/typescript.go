@@ -41,8 +41,8 @@ var tsClientMembers = map[string]bool{
 
 // tsEmittedNames are the names types.gen.ts declares besides the $defs types.
 var tsEmittedNames = []string{
-	"ClientMethods", "ClientNotifications", "ERROR_CODES", "ERROR_KIND_RETRY", "Event",
-	"PROTOCOL_VERSION", "SCHEMA_HASH", "ServerNotifications", "ServerRequests", "TOOLS",
+	"BYTES_FIELDS", "ClientMethods", "ClientNotifications", "ERROR_CODES", "ERROR_KIND_RETRY", "Event",
+	"PROTOCOL_VERSION", "SCHEMA_HASH", "ServerNotifications", "ServerRequests", "TOOLS", "TOOL_RESULT_TYPES",
 	"ToolArguments", "ToolInfo", "ToolName", "ToolResult", "ToolResults",
 }
 
@@ -198,6 +198,8 @@ func tsRef(r *TypeRef) string {
 			return tsUnion(r.Enum)
 		}
 		return "string"
+	case RefBytes:
+		return "Uint8Array"
 	case RefInteger, RefNumber:
 		return "number"
 	case RefBoolean:
@@ -253,6 +255,8 @@ func tsTypes(m *Model) []byte {
 	tsErrorTables(w, m)
 	w.line(0, "")
 	tsToolTables(w, m)
+	w.line(0, "")
+	tsBytesTables(w, m)
 	w.line(0, "")
 	tsMethodTables(w, m)
 	return w.b.Bytes()
@@ -375,6 +379,61 @@ func tsToolTables(w *tsWriter, m *Model) {
 		w.line(1, "{ name: %s, default: %t, read_only: %t },", tsString(t.Name), t.Default, t.ReadOnly)
 	}
 	w.line(0, "];")
+}
+
+// tsBytesTables writes where base64 fields sit, for the client to turn them into Uint8Array: JSON
+// has no bytes, so the types say Uint8Array and the client converts what arrives.
+func tsBytesTables(w *tsWriter, m *Model) {
+	holds := map[*Type]bool{}
+	var ref func(r *TypeRef) string
+	ref = func(r *TypeRef) string {
+		switch r.Kind {
+		case RefBytes:
+			return "bytes"
+		case RefNamed:
+			if holds[r.Named] {
+				return r.Named.Name
+			}
+		case RefArray:
+			if inner := ref(r.Elem); inner != "" {
+				return inner + "[]"
+			}
+		}
+		return ""
+	}
+	for changed := true; changed; { // to a fixed point: a type holds bytes if a field leads to them
+		changed = false
+		for _, t := range m.Types {
+			for _, f := range t.Fields {
+				if !holds[t] && ref(f.Type) != "" {
+					holds[t], changed = true, true
+				}
+			}
+		}
+	}
+	w.doc(0, "For each type holding bytes, directly or in a nested type: its fields that are bytes (\"bytes\") or "+
+		"hold such a type (its name, with [] for an array of it). The client turns their base64 into Uint8Array.")
+	w.line(0, "export const BYTES_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {")
+	for _, t := range m.Types {
+		if !holds[t] {
+			continue
+		}
+		var parts []string
+		for _, f := range t.Fields {
+			if k := ref(f.Type); k != "" {
+				parts = append(parts, tsKey(f.Name)+": "+tsString(k))
+			}
+		}
+		w.line(1, "%s: { %s },", tsKey(t.Name), strings.Join(parts, ", "))
+	}
+	w.line(0, "};")
+	w.line(0, "")
+	w.doc(0, "The result type of each tool, by tool name, as BYTES_FIELDS names it.")
+	w.line(0, "export const TOOL_RESULT_TYPES: Readonly<Record<ToolName, string>> = {")
+	for _, t := range m.Tools {
+		w.line(1, "%s: %s,", tsKey(t.Name), tsString(t.Result.Name))
+	}
+	w.line(0, "};")
 }
 
 // tsMethodTables writes one interface per direction and kind of message, mapping the method name to

@@ -13,7 +13,7 @@ func init() {
 
 // fileInfo serves file_info. A FIFO, socket or device is never opened: its text says "type: file"
 // as the seed's does, its typed Type is "other". Regular files are streamed once for binary, line
-// count and hash.
+// count, hash and media type (hashes of binary files too, so a model can guard an overwrite).
 func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResult, error) {
 	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
 	if rerr != nil {
@@ -47,14 +47,21 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 		binary := sc.binary
 		res.Binary = &binary
 		lines = append(lines, "type: file", fmt.Sprintf("size: %d bytes", res.Size), "binary: "+pyBool(binary))
-		if !binary {
+		res.MediaType = "text/plain"
+		if binary {
+			res.MediaType = sc.media
+			if res.MediaType == "" {
+				res.MediaType = binaryType(sc.head)
+			}
+			lines = append(lines, "media_type: "+res.MediaType)
+		} else {
 			n := sc.lines
 			res.Lines = &n
 			lines = append(lines, fmt.Sprintf("lines: %d", n))
-			if e.hashes {
-				res.Hash = sc.hash
-				lines = append(lines, "hash: "+sc.hash)
-			}
+		}
+		if e.hashes {
+			res.Hash = sc.hash
+			lines = append(lines, "hash: "+sc.hash)
 		}
 	}
 	if target, ok := e.linkTarget(r); ok {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"hash"
@@ -57,7 +58,8 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	sc, err := e.scan(c.ctx, f, fi.Size(), scanWindow{
 		offset: offset, limit: limit,
 		// The header's line count is only known at the end; budget for the shortest one and trim.
-		budget: max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0),
+		budget:    max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0),
+		keepMedia: true,
 	})
 	if err != nil {
 		return nil, e.scanError(c.tool, r, err)
@@ -67,8 +69,7 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 		res.Hash = sc.hash
 	}
 	if sc.binary {
-		res.Binary = true
-		res.Text = fmt.Sprintf("[Binary file: %d bytes. Use a binary-aware tool to inspect.]", sc.size)
+		e.renderBinary(res, sc, label)
 		c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
 		return res, nil
 	}
@@ -143,6 +144,7 @@ func readLabel(p string, maxChars int) string {
 // characters fit budget. A zero limit renders nothing (file_info).
 type scanWindow struct {
 	offset, limit, budget int
+	keepMedia             bool // keep the bytes of an image or PDF up to maxMediaBytes (read_file)
 }
 
 // renderedLine is one numbered line of the window.
@@ -161,6 +163,28 @@ type scanResult struct {
 	lines    int
 	shown    []renderedLine // the window lines that fit the (estimated) budget
 	firstLen int            // code points of the window's first line when it did not fit
+	media    string         // for an image or PDF, its media type (binary is then true)
+	head     []byte         // for a binary file, its first hexPreviewBytes bytes
+	data     []byte         // for media kept by scanWindow.keepMedia, every byte
+}
+
+// cappedBuffer keeps what is written to it up to limit bytes; past that it drops everything and
+// says so, so a file that grew while it was read is never half-kept.
+type cappedBuffer struct {
+	buf   bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if !c.over && c.buf.Len()+len(p) > c.limit {
+		c.over = true
+		c.buf = bytes.Buffer{}
+	}
+	if !c.over {
+		c.buf.Write(p)
+	}
+	return len(p), nil
 }
 
 // used returns the characters the lines take.
@@ -190,11 +214,22 @@ func (e *Engine) scan(ctx context.Context, f *os.File, sizeHint int64, w scanWin
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if hasNUL(sniff) {
-		if _, err := copyCtx(ctx, io.Discard, br); err != nil {
+	if media := sniffMedia(sniff); media != "" || hasNUL(sniff) {
+		res.binary, res.media = true, media
+		res.head = bytes.Clone(sniff[:min(len(sniff), hexPreviewBytes)])
+		var sink io.Writer = io.Discard
+		var data *cappedBuffer
+		if media != "" && w.keepMedia && sizeHint <= maxMediaBytes {
+			data = &cappedBuffer{limit: maxMediaBytes}
+			sink = data
+		}
+		if _, err := copyCtx(ctx, sink, br); err != nil {
 			return nil, err
 		}
-		res.binary, res.size, res.hash = true, cr.n, shortHash(h)
+		if data != nil && !data.over {
+			res.data = data.buf.Bytes()
+		}
+		res.size, res.hash = cr.n, shortHash(h)
 		return res, nil
 	}
 	ls := lineState{w: w, res: res, capBytes: 4*w.budget + utf8.UTFMax}

@@ -141,8 +141,8 @@ func TestCreateDirectoryAndFileInfo(t *testing.T) {
 	if got, want := info("p"), "path: p\ntype: file\nsize: 0 bytes"; got != want {
 		t.Errorf("info fifo = %q; want %q", got, want)
 	}
-	if got := info("binary.bin"); !strings.HasSuffix(got, "binary: True") {
-		t.Errorf("info binary = %q", got)
+	if got := info("binary.bin"); !strings.Contains(got, "binary: True\nmedia_type: application/octet-stream\nhash: ") {
+		t.Errorf("info binary = %q; want its media type and hash", got)
 	}
 	if got := info("subdir"); !strings.HasPrefix(got, "path: subdir\ntype: directory\nsize: ") {
 		t.Errorf("info dir = %q", got)

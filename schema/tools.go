@@ -20,7 +20,8 @@ type ReadFileResult struct {
 	Text string `json:"text"`
 	// The path relative to the working directory.
 	Path string `json:"path"`
-	// True when the file has a NUL byte in its first 8192 bytes; no lines are returned then.
+	// True when the file has a NUL byte in its first 8192 bytes or starts like an image or PDF; no
+	// lines are returned then.
 	Binary bool `json:"binary"`
 	// File size in bytes.
 	Size int64 `json:"size"`
@@ -39,6 +40,13 @@ type ReadFileResult struct {
 	// U+FFFD. Absent for a binary file and when no line is shown. For adapters that hand a framework
 	// the file's text; the model reads Text.
 	Content *string `json:"content,omitempty"`
+	// For a binary file: its media type, from its content (image/png, image/jpeg, image/gif,
+	// image/webp, application/pdf, a few archive and executable types, else
+	// application/octet-stream).
+	MediaType string `json:"media_type,omitempty"`
+	// For an image or PDF of at most 5,000,000 bytes: the whole file (base64 on the wire), for the
+	// host to hand to a multimodal model; never in text.
+	Data []byte `json:"data,omitempty"`
 }
 
 // WriteFileArgs are the arguments of write_file.
@@ -230,8 +238,11 @@ type FileInfoResult struct {
 	Binary *bool `json:"binary,omitempty"`
 	// For text files: number of lines.
 	Lines *int `json:"lines,omitempty"`
-	// For text files: content hash; absent when content hashes are off.
+	// For regular files: content hash; absent when content hashes are off.
 	Hash string `json:"hash,omitempty"`
+	// For regular files: the media type read from the content, as read_file reports it for a binary
+	// file; text/plain for a text file.
+	MediaType string `json:"media_type,omitempty"`
 	// When the path as written is a symlink: its target, root-relative or "<outside-workspace>".
 	SymlinkTarget string `json:"symlink_target,omitempty"`
 }

@@ -5,7 +5,7 @@ import { GeneratedClient } from "./client.gen.js";
 import { BinaryNotFoundError, RpcError } from "./errors.js";
 import { Transport } from "./transport.js";
 import type { CallOptions } from "./transport.js";
-import { PROTOCOL_VERSION } from "./types.gen.js";
+import { BYTES_FIELDS, PROTOCOL_VERSION, TOOL_RESULT_TYPES } from "./types.gen.js";
 import type {
   ChangeRequestResult,
   Config,
@@ -145,7 +145,9 @@ export class Client extends GeneratedClient {
   call<N extends ToolName>(name: N, args: ToolArguments[N], options?: CallOptions): Promise<ToolResults[N]>;
   call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<UnknownToolResult>;
   async call(name: string, args: object = {}, options?: CallOptions): Promise<unknown> {
-    return this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+    const result = await this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+    const type = (TOOL_RESULT_TYPES as Record<string, string | undefined>)[name];
+    return type === undefined ? result : decodeBytes(type, result);
   }
 
   protected callTool<N extends ToolName>(
@@ -163,6 +165,39 @@ export class Client extends GeneratedClient {
   close(): Promise<void> {
     return this.transport.close(this.closeTimeoutMs);
   }
+}
+
+/**
+ * decodeBytes turns the base64 strings of value's bytes fields (BYTES_FIELDS) into Uint8Array, in
+ * place, nested types and arrays included; anything that is not shaped as the schema says is left
+ * as it came.
+ */
+export function decodeBytes(type: string, value: unknown): unknown {
+  const fields = BYTES_FIELDS[type];
+  if (fields === undefined || value === null || typeof value !== "object") {
+    return value;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const [field, kind] of Object.entries(fields)) {
+    const v = obj[field];
+    if (v === undefined || v === null) {
+      continue;
+    }
+    if (kind === "bytes") {
+      if (typeof v === "string") {
+        obj[field] = new Uint8Array(Buffer.from(v, "base64"));
+      }
+    } else if (kind.endsWith("[]")) {
+      if (Array.isArray(v)) {
+        for (const item of v) {
+          decodeBytes(kind.slice(0, -2), item);
+        }
+      }
+    } else {
+      decodeBytes(kind, v);
+    }
+  }
+  return value;
 }
 
 function deliverEvent(onEvent: ClientOptions["onEvent"], event: Event): void {

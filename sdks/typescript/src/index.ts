@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-export { Client, locateBinary } from "./client.js";
+export { Client, decodeBytes, locateBinary } from "./client.js";
 export type { ChangeRequest, ClientOptions, UnknownToolResult } from "./client.js";
 export {
   BinaryNotFoundError,
@@ -15,5 +15,5 @@ export {
   ToolRetryError,
 } from "./errors.js";
 export type { CallOptions } from "./transport.js";
-export { ERROR_CODES, ERROR_KIND_RETRY, PROTOCOL_VERSION, SCHEMA_HASH, TOOLS } from "./types.gen.js";
+export { BYTES_FIELDS, ERROR_CODES, ERROR_KIND_RETRY, PROTOCOL_VERSION, SCHEMA_HASH, TOOL_RESULT_TYPES, TOOLS } from "./types.gen.js";
 export type * from "./types.gen.js";

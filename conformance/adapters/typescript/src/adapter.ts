@@ -45,7 +45,12 @@ let client: Client | undefined;
 let current: Event[] | undefined;
 
 function reply(message: object): void {
-  process.stdout.write(JSON.stringify(message) + "\n");
+  process.stdout.write(JSON.stringify(message, wireBytes) + "\n");
+}
+
+/** wireBytes writes the SDK's Uint8Array fields back as the base64 the server sent. */
+function wireBytes(_key: string, value: unknown): unknown {
+  return value instanceof Uint8Array ? Buffer.from(value).toString("base64") : value;
 }
 
 // The runner's lines, taken one at a time by the main loop and, while a call waits on its change

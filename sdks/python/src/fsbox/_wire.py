@@ -7,6 +7,8 @@ the message ends up as a path: ``entries: [2]: size: want an integer, have a str
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -140,3 +142,18 @@ def opt(data: Mapping[str, Any], key: str, convert: Callable[[Any], _T]) -> _T |
         return convert(v)
     except WireError as e:
         raise WireError(f"{key}: {e}") from None
+
+
+def base64_bytes(v: Any) -> bytes:
+    """A base64 string on the wire, as the bytes it stands for."""
+    if not isinstance(v, str):
+        raise WireError(f"want a base64 string, have {what(v)}")
+    try:
+        return base64.b64decode(v, validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise WireError(f"invalid base64: {e}") from None
+
+
+def to_base64(v: bytes) -> str:
+    """bytes as the base64 string the wire carries."""
+    return base64.b64encode(v).decode("ascii")
