@@ -127,9 +127,10 @@ type Event struct {
 
 // ErrorKind is one entry of x-fsbox.error_kinds.
 type ErrorKind struct {
-	Kind        string
-	Retry       bool
-	Description string
+	Kind          string
+	Retry         bool
+	CountsAsRetry bool // x-fsbox counts_as_retry; Retry when the bundle omits it
+	Description   string
 }
 
 // Type returns the $defs entry called name, or nil.
@@ -536,7 +537,7 @@ func (p *parseState) errorKinds(x *object, m *Model) error {
 	}
 	seen := map[string]bool{}
 	for _, o := range items {
-		if err := o.only("kind", "retry", "description"); err != nil {
+		if err := o.only("kind", "retry", "counts_as_retry", "description"); err != nil {
 			return err
 		}
 		var k ErrorKind
@@ -549,6 +550,12 @@ func (p *parseState) errorKinds(x *object, m *Model) error {
 		seen[k.Kind] = true
 		if k.Retry, err = o.reqBool("retry"); err != nil {
 			return err
+		}
+		k.CountsAsRetry = k.Retry // a bundle without the member: every retry counts
+		if _, ok := o.vals["counts_as_retry"]; ok {
+			if k.CountsAsRetry, err = o.reqBool("counts_as_retry"); err != nil {
+				return err
+			}
 		}
 		if k.Description, _, err = o.optString("description"); err != nil {
 			return err

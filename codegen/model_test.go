@@ -111,7 +111,7 @@ func TestParseSmallSchema(t *testing.T) {
 	if k := m.Type("ErrorKind"); !k.IsEnum() || k.Fields != nil {
 		t.Errorf("ErrorKind = %+v", k)
 	}
-	if m.Events[0].Type != m.Type("EchoedEvent") || m.ErrorKinds[1] != (ErrorKind{"broken", false, "Something broke."}) {
+	if m.Events[0].Type != m.Type("EchoedEvent") || m.ErrorKinds[1] != (ErrorKind{"broken", false, false, "Something broke."}) {
 		t.Errorf("manifest = %+v %+v", m.Events, m.ErrorKinds)
 	}
 	if strings.Join(m.ReservedTools, ",") != "shout" {

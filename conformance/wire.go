@@ -264,7 +264,7 @@ func flattenError(e any) map[string]any {
 		out[k] = v
 	}
 	if d, ok := m["data"].(map[string]any); ok {
-		for _, k := range []string{"kind", "retry", "path", "supported"} {
+		for _, k := range []string{"kind", "retry", "counts_as_retry", "path", "supported"} {
 			if v, ok := d[k]; ok {
 				out[k] = v
 			}

@@ -35,8 +35,12 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	if a.Offset != nil {
 		offset = *a.Offset
 	}
+	capped := false
 	if a.Limit != nil {
 		limit = *a.Limit
+		if limit > e.maxReadLines {
+			limit, capped = e.maxReadLines, true // max_read_lines is a cap, not only a default
+		}
 	}
 	if offset < 0 {
 		return nil, errorf(c.tool, "", kindInvalidArguments, "offset must be non-negative.")
@@ -113,7 +117,11 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 		res.LinesShown = len(shown)
 		if next := offset + len(shown); next < sc.lines {
 			res.NextOffset = &next
-			fmt.Fprintf(&body, "... (%d more lines. Use offset=%d to continue reading.)\n", sc.lines-next, next)
+			if capped && len(shown) == limit {
+				fmt.Fprintf(&body, "... (%d more lines; limit is capped at %d lines. Use offset=%d to continue reading.)\n", sc.lines-next, limit, next)
+			} else {
+				fmt.Fprintf(&body, "... (%d more lines. Use offset=%d to continue reading.)\n", sc.lines-next, next)
+			}
 		}
 	}
 	res.Text = header + body.String()

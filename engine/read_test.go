@@ -94,3 +94,17 @@ func TestReadFile_Content(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+// TestReadFile_LimitIsCapped: max_read_lines caps a larger limit, and the notice says so.
+func TestReadFile_LimitIsCapped(t *testing.T) {
+	fx := makeFixture(t, `ten.txt: 1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n`)
+	e := fx.engine(schema.Config{MaxReadLines: intp(5)})
+	res := mustCall(t, e, "read_file", schema.ReadFileArgs{Path: "ten.txt", Limit: intp(8)}, Hooks{}).(*schema.ReadFileResult)
+	if res.LinesShown != 5 || !strings.HasSuffix(res.Text, "     5\t5\n... (5 more lines; limit is capped at 5 lines. Use offset=5 to continue reading.)\n") {
+		t.Errorf("limit 8 under max_read_lines 5: %d lines shown:\n%s", res.LinesShown, res.Text)
+	}
+	res = mustCall(t, e, "read_file", schema.ReadFileArgs{Path: "ten.txt", Limit: intp(3)}, Hooks{}).(*schema.ReadFileResult)
+	if res.LinesShown != 3 || strings.Contains(res.Text, "capped") {
+		t.Errorf("limit 3: %d lines shown:\n%s", res.LinesShown, res.Text)
+	}
+}

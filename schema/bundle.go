@@ -93,9 +93,10 @@ func Generate(commentDir string) ([]byte, error) {
 		Type string `json:"type"`
 	}
 	type kindEntry struct {
-		Kind        ErrorKind `json:"kind"`
-		Retry       bool      `json:"retry"`
-		Description string    `json:"description"`
+		Kind          ErrorKind `json:"kind"`
+		Retry         bool      `json:"retry"`
+		CountsAsRetry bool      `json:"counts_as_retry"`
+		Description   string    `json:"description"`
 	}
 	var (
 		methods []methodEntry
@@ -158,7 +159,7 @@ func Generate(commentDir string) ([]byte, error) {
 		return nil, err
 	}
 	for _, k := range ErrorKinds {
-		kinds = append(kinds, kindEntry(k))
+		kinds = append(kinds, kindEntry{Kind: k.Kind, Retry: k.Retry, CountsAsRetry: CountsAsRetry(k.Kind), Description: k.Description})
 	}
 	for _, e := range Events {
 		if p, ok := defs[e.Type.Name()].Properties.Get("kind"); ok {

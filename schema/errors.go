@@ -19,6 +19,9 @@ type ErrorData struct {
 	Kind ErrorKind `json:"kind"`
 	// True when the model can fix the call and try again.
 	Retry bool `json:"retry"`
+	// True when the failure should count against a framework's tool-retry budget: every retry kind
+	// but not_found, which is an answer (the path does not exist), not a mistake to correct.
+	CountsAsRetry bool `json:"counts_as_retry"`
 	// Root-relative path the failure is about, when there is one.
 	Path string `json:"path,omitempty"`
 	// For an unsupported protocol_version: the versions this server speaks.
@@ -68,6 +71,17 @@ var ErrorKinds = []ErrorKindInfo{
 	{"change_request_failed", false, "The client answered a change_request with an error or went away."},
 	{"not_initialized", false, "A request came before initialize."},
 	{"internal", false, "A bug in the server."},
+}
+
+// answerKinds are the retry kinds that do not count against a framework's retry budget: the call
+// was sound and its answer is "no such thing", as pydantic-ai-harness returns "Path not found" as
+// a plain result.
+var answerKinds = map[ErrorKind]bool{"not_found": true}
+
+// CountsAsRetry reports whether a failure of kind should spend one of the model's retries: a
+// retry kind that is not an answer kind. Fatal kinds end the run instead.
+func CountsAsRetry(kind ErrorKind) bool {
+	return errorKindRetry[kind] && !answerKinds[kind]
 }
 
 var errorKindRetry = func() map[ErrorKind]bool {

@@ -10,7 +10,7 @@ type ReadFileArgs struct {
 	Path string `json:"path"`
 	// Number of lines to skip (0-based). Default 0.
 	Offset *int `json:"offset,omitempty" jsonschema:"minimum=0"`
-	// Maximum number of lines to return. Default: the server's max_read_lines.
+	// Maximum number of lines to return; defaults to, and is capped at, the server's max_read_lines.
 	Limit *int `json:"limit,omitempty" jsonschema:"minimum=1"`
 }
 

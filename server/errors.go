@@ -38,11 +38,11 @@ func (s *session) toRPCError(ctx context.Context, err error) error {
 	if ee.Kind == "change_request_failed" && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &rpc.Error{Code: int64(code), Message: ee.Msg, Data: schema.ErrorData{Kind: ee.Kind, Retry: retry, Path: ee.Path}}
+	return &rpc.Error{Code: int64(code), Message: ee.Msg, Data: schema.ErrorData{Kind: ee.Kind, Retry: retry, CountsAsRetry: schema.CountsAsRetry(ee.Kind), Path: ee.Path}}
 }
 
 func invalidParams(msg string) *rpc.Error {
-	return &rpc.Error{Code: schema.CodeInvalidParams, Message: msg, Data: schema.ErrorData{Kind: "invalid_arguments", Retry: true}}
+	return &rpc.Error{Code: schema.CodeInvalidParams, Message: msg, Data: schema.ErrorData{Kind: "invalid_arguments", Retry: true, CountsAsRetry: true}}
 }
 
 // internalError is the wire form of a bug in the server; the cause goes to the log (see

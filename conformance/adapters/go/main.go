@@ -272,7 +272,7 @@ func errorJSON(err error) map[string]any {
 	if !errors.As(err, &fe) {
 		return map[string]any{"message": err.Error()}
 	}
-	m := map[string]any{"code": fe.Code, "message": fe.Message, "retry": fe.Retry}
+	m := map[string]any{"code": fe.Code, "message": fe.Message, "retry": fe.Retry, "counts_as_retry": fe.CountsAsRetry}
 	if fe.Kind != "" {
 		m["kind"] = fe.Kind
 	}

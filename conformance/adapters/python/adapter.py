@@ -36,6 +36,8 @@ Answer = dict[str, Any]
 
 def error_json(e: fsbox.FsboxError) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": e.kind, "retry": e.retry, "message": e.message}
+    if "counts_as_retry" in e.data:
+        out["counts_as_retry"] = e.counts_as_retry
     if e.code is not None:
         out["code"] = e.code
     if e.path is not None:

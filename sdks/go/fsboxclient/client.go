@@ -78,12 +78,15 @@ func (e *RefusedError) Error() string { return "fsboxclient: change refused: " +
 //	var fe *fsboxclient.Error
 //	if errors.As(err, &fe) && fe.Kind == fsboxclient.KindStaleHash { … }
 type Error struct {
-	Code    int             // JSON-RPC error code: CodeRetry, CodeFatal, CodeInvalidParams, CodeCancelled, …
-	Kind    ErrorKind       // what failed; empty for errors without fsbox data
-	Retry   bool            // the model can fix the call and try again
-	Path    string          // root-relative path the failure is about, if any
-	Message string          // written for the model
-	Data    json.RawMessage // the error's data member as sent
+	Code  int       // JSON-RPC error code: CodeRetry, CodeFatal, CodeInvalidParams, CodeCancelled, …
+	Kind  ErrorKind // what failed; empty for errors without fsbox data
+	Retry bool      // the model can fix the call and try again
+	// CountsAsRetry says whether the failure should spend one of the model's retries: false for a
+	// lookup that found nothing (not_found), which is an answer rather than a mistake.
+	CountsAsRetry bool
+	Path          string          // root-relative path the failure is about, if any
+	Message       string          // written for the model
+	Data          json.RawMessage // the error's data member as sent
 }
 
 func (e *Error) Error() string {

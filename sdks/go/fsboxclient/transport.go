@@ -209,6 +209,14 @@ func toError(w *wireError) *Error {
 		if data.Path != nil {
 			e.Path = *data.Path
 		}
+		// A server that predates counts_as_retry counts every retry.
+		var has struct {
+			CountsAsRetry *bool `json:"counts_as_retry"`
+		}
+		e.CountsAsRetry = data.Retry
+		if json.Unmarshal(w.Data, &has) == nil && has.CountsAsRetry != nil {
+			e.CountsAsRetry = *has.CountsAsRetry
+		}
 	}
 	return e
 }

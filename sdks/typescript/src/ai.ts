@@ -75,7 +75,7 @@ async function callTool(
     return result.text;
   } catch (err) {
     if (err instanceof ToolCallError && err.retry) {
-      if ((err.data as { counts_as_retry?: unknown }).counts_as_retry === false) {
+      if (!err.countsAsRetry) {
         return err.message;
       }
       throw new Error(err.message);

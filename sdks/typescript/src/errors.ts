@@ -54,6 +54,11 @@ export class ToolCallError extends RpcError {
   readonly kind: ErrorKind;
   /** True when the model can fix the call and try again. */
   readonly retry: boolean;
+  /**
+   * Whether the failure should spend one of the model's retries: false for a lookup that found
+   * nothing (not_found), an answer rather than a mistake. A server that does not say counts every retry.
+   */
+  readonly countsAsRetry: boolean;
   /** Root-relative path the failure is about, when there is one. */
   readonly path: string | undefined;
   override readonly data: ErrorData;
@@ -62,6 +67,7 @@ export class ToolCallError extends RpcError {
     super(code, message, data);
     this.kind = data.kind;
     this.retry = data.retry;
+    this.countsAsRetry = data.counts_as_retry;
     this.path = data.path;
     this.data = data;
   }
@@ -96,6 +102,8 @@ export function errorFromWire(err: WireError): RpcError {
   const d = data as Partial<ErrorData> & { kind: ErrorKind };
   const known: boolean | undefined = Object.hasOwn(ERROR_KIND_RETRY, d.kind) ? ERROR_KIND_RETRY[d.kind] : undefined;
   const retry = typeof d.retry === "boolean" ? d.retry : (known ?? err.code !== ERROR_CODES.fatal);
-  const full: ErrorData = { ...d, retry };
+  // A server that predates counts_as_retry counts every retry.
+  const counts = typeof d.counts_as_retry === "boolean" ? d.counts_as_retry : retry;
+  const full: ErrorData = { ...d, retry, counts_as_retry: counts };
   return retry ? new ToolRetryError(err.code, err.message, full) : new ToolFatalError(err.code, err.message, full);
 }

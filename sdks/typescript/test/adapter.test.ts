@@ -79,7 +79,7 @@ test("the adapter runs start, calls with events and change requests answered by 
   assert.equal(failed["ok"], false);
   assert.deepEqual(
     { ...(failed["error"] as Record<string, unknown>), message: undefined },
-    { code: -32001, kind: "outside_root", retry: true, message: undefined },
+    { code: -32001, kind: "outside_root", retry: true, counts_as_retry: true, message: undefined },
   );
 
   const unknown = await send({ op: "call", tool: "no_such_tool", arguments: {} });

@@ -108,6 +108,9 @@ async function askRunner(request: object): Promise<ChangeRequestResult> {
 function errorJSON(err: unknown): object {
   if (err instanceof ToolCallError) {
     const out: Record<string, unknown> = { code: err.code, kind: err.kind, retry: err.retry, message: err.message };
+    if (typeof err.data.counts_as_retry === "boolean") {
+      out["counts_as_retry"] = err.data.counts_as_retry;
+    }
     if (err.path !== undefined) {
       out["path"] = err.path;
     }

@@ -44,6 +44,16 @@ class FsboxError(Exception):
         self.code = code
         self.data: dict[str, Any] = dict(data or {})
 
+    @property
+    def counts_as_retry(self) -> bool:
+        """Whether the failure should spend one of the model's retries.
+
+        False for a lookup that found nothing (``not_found``): an answer, not a mistake. A server
+        that does not say counts every retry.
+        """
+        value = self.data.get("counts_as_retry")
+        return value if isinstance(value, bool) else self.retry
+
     def __repr__(self) -> str:
         name = type(self).__name__
         return f"{name}(kind={self.kind!r}, path={self.path!r}, message={self.message!r})"

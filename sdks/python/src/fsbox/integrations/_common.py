@@ -34,10 +34,7 @@ WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
 
 def counts_as_retry(err: FsboxError) -> bool:
     """Whether err should spend one of the model's retries (and be raised as a retry)."""
-    value = err.data.get("counts_as_retry")
-    if isinstance(value, bool):
-        return value
-    return err.retry
+    return err.counts_as_retry
 
 
 def harness_config(
