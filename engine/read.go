@@ -48,6 +48,9 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	if limit < 1 {
 		return nil, errorf(c.tool, "", kindInvalidArguments, "limit must be at least 1.")
 	}
+	if a.Column != nil && *a.Column < 0 {
+		return nil, errorf(c.tool, "", kindInvalidArguments, "column must be non-negative.")
+	}
 	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
 	if rerr != nil {
 		return nil, rerr
@@ -59,12 +62,14 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	defer f.Close()
 
 	label := readLabel(a.Path, e.maxReadChars)
-	sc, err := e.scan(c.ctx, f, fi.Size(), scanWindow{
-		offset: offset, limit: limit,
-		// The header's line count is only known at the end; budget for the shortest one and trim.
-		budget:    max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0),
-		keepMedia: true,
-	})
+	// The header's line count is only known at the end; budget for the shortest one and trim.
+	budget := max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0)
+	w := scanWindow{offset: offset, limit: limit, budget: budget, keepMedia: true}
+	if a.Column != nil {
+		// One piece of one line: the gutter takes 7 characters, the rest of the budget is the piece.
+		w.limit, w.piece = 0, &pieceState{column: *a.Column, budget: max(budget-7, 1)}
+	}
+	sc, err := e.scan(c.ctx, f, fi.Size(), w)
 	if err != nil {
 		return nil, e.scanError(c.tool, r, err)
 	}
@@ -79,6 +84,17 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	}
 	res.TotalLines = sc.lines
 	header := e.readHeader(label, sc.lines, sc.hash)
+	if sc.piece != nil {
+		switch {
+		case offset >= sc.lines:
+			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
+		case sc.piece.column >= sc.piece.seen:
+			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Column %d is at or past the end of line %d (%s characters).", sc.piece.column, offset+1, thousands(sc.piece.seen))
+		}
+		e.renderPiece(res, sc, header, offset, sc.piece.column)
+		c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
+		return res, nil
+	}
 	var body strings.Builder
 	switch {
 	case sc.lines == 0:
@@ -96,8 +112,8 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 			if len(sc.shown) > 0 {
 				first = sc.shown[0].lineChars
 			}
-			fmt.Fprintf(&body, "... (Line %d is %s characters and does not fit the read window. Use offset=%d to skip it, or a shell byte range to inspect it.)\n",
-				offset+1, thousands(first), offset+1)
+			fmt.Fprintf(&body, "... (Line %d is %s characters and does not fit the read window. Use offset=%d, column=0 to read it in pieces, or offset=%d to skip it.)\n",
+				offset+1, thousands(first), offset, offset+1)
 			next := offset + 1
 			if next < sc.lines {
 				res.NextOffset = &next
@@ -152,7 +168,8 @@ func readLabel(p string, maxChars int) string {
 // characters fit budget. A zero limit renders nothing (file_info).
 type scanWindow struct {
 	offset, limit, budget int
-	keepMedia             bool // keep the bytes of an image or PDF up to maxMediaBytes (read_file)
+	keepMedia             bool        // keep the bytes of an image or PDF up to maxMediaBytes (read_file)
+	piece                 *pieceState // with read_file's column: collect a piece of the line at offset
 }
 
 // renderedLine is one numbered line of the window.
@@ -174,6 +191,7 @@ type scanResult struct {
 	media    string         // for an image or PDF, its media type (binary is then true)
 	head     []byte         // for a binary file, its first hexPreviewBytes bytes
 	data     []byte         // for media kept by scanWindow.keepMedia, every byte
+	piece    *pieceState    // scanWindow.piece, filled
 }
 
 // cappedBuffer keeps what is written to it up to limit bytes; past that it drops everything and
@@ -264,7 +282,7 @@ func (e *Engine) scan(ctx context.Context, f *os.File, sizeHint int64, w scanWin
 	if ls.partial {
 		ls.endLine()
 	}
-	res.size, res.hash = cr.n, shortHash(h)
+	res.size, res.hash, res.piece = cr.n, shortHash(h), w.piece
 	return res, nil
 }
 
@@ -290,6 +308,9 @@ func (ls *lineState) inWindow() bool {
 
 func (ls *lineState) feed(p []byte) {
 	ls.partial = true
+	if ls.w.piece != nil && ls.idx == ls.w.offset {
+		ls.w.piece.feed(p)
+	}
 	if !ls.inWindow() {
 		return
 	}
@@ -307,6 +328,9 @@ func (ls *lineState) feed(p []byte) {
 }
 
 func (ls *lineState) endLine() {
+	if ls.w.piece != nil && ls.idx == ls.w.offset {
+		ls.w.piece.end()
+	}
 	if ls.inWindow() {
 		fits := !ls.over
 		var rl renderedLine

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -62,7 +63,7 @@ func TestReadFile_MaxReadChars(t *testing.T) {
 		t.Errorf("ten = %q", got)
 	}
 	got = readText(t, e, schema.ReadFileArgs{Path: "over.txt", Offset: intp(1)})
-	want := "... (Line 2 is 501 characters and does not fit the read window. Use offset=2 to skip it, or a shell byte range to inspect it.)\n"
+	want := "... (Line 2 is 501 characters and does not fit the read window. Use offset=1, column=0 to read it in pieces, or offset=2 to skip it.)\n"
 	if !strings.HasSuffix(got, "]\n"+want) {
 		t.Errorf("over = %q", got)
 	}
@@ -107,4 +108,47 @@ func TestReadFile_LimitIsCapped(t *testing.T) {
 	if res.LinesShown != 3 || strings.Contains(res.Text, "capped") {
 		t.Errorf("limit 3: %d lines shown:\n%s", res.LinesShown, res.Text)
 	}
+}
+
+// TestReadFile_LongLineInPieces: a line too long for the window is read whole by following
+// next_column, piece by piece, each within max_read_chars; multi-byte characters split across
+// read chunks and invalid bytes come through as read_file shows them elsewhere.
+func TestReadFile_LongLineInPieces(t *testing.T) {
+	fx := makeFixture(t)
+	line := strings.Repeat("é", 150_000) + "\xff" + strings.Repeat("ab", 40_000) + "\n"
+	writeRaw(t, fx, "min.json", []byte(line+"tail\n"))
+	e := fx.engine(schema.Config{MaxReadChars: intp(30_000)})
+	read := func(args schema.ReadFileArgs) *schema.ReadFileResult {
+		return mustCall(t, e, "read_file", args, Hooks{}).(*schema.ReadFileResult)
+	}
+	first := read(schema.ReadFileArgs{Path: "min.json"})
+	if !strings.Contains(first.Text, "Use offset=0, column=0 to read it in pieces, or offset=1 to skip it.") {
+		t.Fatalf("the dead end offers no way in:\n%s", first.Text)
+	}
+	var got strings.Builder
+	col, pieces := 0, 0
+	for {
+		res := read(schema.ReadFileArgs{Path: "min.json", Column: intp(col)})
+		pieces++
+		if n := utf8.RuneCountInString(res.Text); n > 30_000 {
+			t.Fatalf("piece %d is %d characters, over max_read_chars", pieces, n)
+		}
+		got.WriteString(*res.Content)
+		if res.NextColumn == nil {
+			if res.NextOffset == nil || *res.NextOffset != 1 || !strings.Contains(res.Text, "End of line 1. 1 more lines. Use offset=1") {
+				t.Errorf("last piece: next_offset %v, text tail %q", res.NextOffset, res.Text[len(res.Text)-80:])
+			}
+			break
+		}
+		if *res.NextColumn <= col {
+			t.Fatalf("next_column %d does not advance from %d", *res.NextColumn, col)
+		}
+		col = *res.NextColumn
+	}
+	want := strings.Replace(line, "\xff", "\uFFFD", 1)
+	if got.String() != want || pieces < 8 {
+		t.Errorf("pieces (%d) put together differ from the line (%d vs %d chars)", pieces, utf8.RuneCountInString(got.String()), utf8.RuneCountInString(want))
+	}
+	_, err := tryCall(t, e, "read_file", schema.ReadFileArgs{Path: "min.json", Offset: intp(1), Column: intp(5)}, Hooks{})
+	wantKind(t, "column past the end", err, "offset_out_of_range")
 }

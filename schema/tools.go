@@ -12,6 +12,9 @@ type ReadFileArgs struct {
 	Offset *int `json:"offset,omitempty" jsonschema:"minimum=0"`
 	// Maximum number of lines to return; defaults to, and is capped at, the server's max_read_lines.
 	Limit *int `json:"limit,omitempty" jsonschema:"minimum=1"`
+	// Read one piece of the line at offset, from this 0-based character on, as much as fits the
+	// read window; for lines too long to show whole. The result says where the line continues.
+	Column *int `json:"column,omitempty" jsonschema:"minimum=0"`
 }
 
 // ReadFileResult is the result of read_file.
@@ -33,6 +36,11 @@ type ReadFileResult struct {
 	LinesShown int `json:"lines_shown"`
 	// Offset to pass to continue reading; absent when the window reached the end of the file.
 	NextOffset *int `json:"next_offset,omitempty"`
+	// With column: the character the piece starts at.
+	Column *int `json:"column,omitempty"`
+	// With column: the column to pass (with the same offset) for the rest of the line; absent when
+	// the piece reached the line's end.
+	NextColumn *int `json:"next_column,omitempty"`
 	// Content hash of the whole file (first 12 hex digits of SHA-256 over its raw bytes); absent when
 	// content hashes are off.
 	Hash string `json:"hash,omitempty"`

@@ -130,3 +130,14 @@ def test_process_is_closed_with_the_agent(tmp_path: pathlib.Path, fsbox_bin: str
     with pytest.raises(RuntimeError):
         Agent(FunctionModel(boom), toolsets=[toolset]).run_sync("go")
     assert toolset._client is None
+
+
+def test_not_found_is_an_answer_not_a_retry(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    # max_retries=0: a lookup that finds nothing must not spend a retry, or this run would fail.
+    model, seen = scripted(
+        [ToolCallPart("read_file", {"path": "missing.txt"}), ToolCallPart("file_info", {"path": "gone"})]
+    )
+    fs = FileSystem(root_dir=tmp_path, binary=fsbox_bin, max_retries=0)
+    assert Agent(model, capabilities=[fs]).run_sync("go").output == "done"
+    assert [p.outcome for p in seen] == ["success", "success"]
+    assert "missing.txt" in str(seen[0].content)
