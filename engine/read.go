@@ -57,6 +57,9 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	}
 	r, f, fi, oerr := e.openStable(c.tool, r, accessRead)
 	if oerr != nil {
+		if oerr.Kind == kindNotFound {
+			oerr.Msg = "Path not found: " + a.Path // the seed's words for a lookup that found nothing
+		}
 		return nil, oerr
 	}
 	defer f.Close()

@@ -20,7 +20,8 @@ type ErrorData struct {
 	// True when the model can fix the call and try again.
 	Retry bool `json:"retry"`
 	// True when the failure should count against a framework's tool-retry budget: every retry kind
-	// but not_found, which is an answer (the path does not exist), not a mistake to correct.
+	// but not_found from a tool that only reads, which is an answer (the path does not exist), not a
+	// mistake to correct.
 	CountsAsRetry bool `json:"counts_as_retry"`
 	// Root-relative path the failure is about, when there is one.
 	Path string `json:"path,omitempty"`
@@ -73,15 +74,33 @@ var ErrorKinds = []ErrorKindInfo{
 	{"internal", false, "A bug in the server."},
 }
 
-// answerKinds are the retry kinds that do not count against a framework's retry budget: the call
-// was sound and its answer is "no such thing", as pydantic-ai-harness returns "Path not found" as
-// a plain result.
+// answerKinds are the retry kinds that, from a tool that only reads, do not count against a
+// framework's retry budget: the call was sound and its answer is "no such thing", as
+// pydantic-ai-harness returns "Path not found" from read_file and file_info as a plain result.
 var answerKinds = map[ErrorKind]bool{"not_found": true}
 
-// CountsAsRetry reports whether a failure of kind should spend one of the model's retries: a
-// retry kind that is not an answer kind. Fatal kinds end the run instead.
+// CountsAsRetry reports whether a failure of kind should spend one of the model's retries, for
+// the manifest's per-kind answer: a retry kind that is not an answer kind. Fatal kinds end the run
+// instead. [CountsAsRetryFor] refines it by tool.
 func CountsAsRetry(kind ErrorKind) bool {
 	return errorKindRetry[kind] && !answerKinds[kind]
+}
+
+// CountsAsRetryFor is what a failure's data says:
+//
+//  1. a fatal kind never counts (the run stops);
+//  2. an answer kind (not_found) from a reading tool does not count;
+//  3. every other retry kind counts, not_found from a tool that changes files included (editing a
+//     file that is not there is a mistake to correct, as in the seed).
+func CountsAsRetryFor(tool string, kind ErrorKind) bool {
+	if !errorKindRetry[kind] {
+		return false
+	}
+	if answerKinds[kind] {
+		t, ok := ToolByName(tool)
+		return ok && !t.ReadOnly
+	}
+	return true
 }
 
 var errorKindRetry = func() map[ErrorKind]bool {

@@ -38,7 +38,7 @@ func (s *session) toRPCError(ctx context.Context, err error) error {
 	if ee.Kind == "change_request_failed" && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &rpc.Error{Code: int64(code), Message: ee.Msg, Data: schema.ErrorData{Kind: ee.Kind, Retry: retry, CountsAsRetry: schema.CountsAsRetry(ee.Kind), Path: ee.Path}}
+	return &rpc.Error{Code: int64(code), Message: ee.Msg, Data: schema.ErrorData{Kind: ee.Kind, Retry: retry, CountsAsRetry: schema.CountsAsRetryFor(ee.Op, ee.Kind), Path: ee.Path}}
 }
 
 func invalidParams(msg string) *rpc.Error {

@@ -15,7 +15,8 @@ time, symlink swaps included, and no host path reaches the model. It needs no wo
 
 What it maps:
 
-- **Text**: each tool returns fsbox's ``text`` unchanged; that is what the model sees.
+- **Text**: each tool returns fsbox's ``text`` unchanged; that is what the model sees. An image or
+  PDF that ``read_file`` returns as data comes with it as ``BinaryContent``, as the harness does.
 - **Errors**: a failure the model can fix raises ``ModelRetry`` with fsbox's message, spending one
   retry; a failure whose data says ``counts_as_retry: false`` (a lookup that found nothing) is
   returned as a plain result and spends none; a fatal failure is raised as the SDK's ``ToolFatal``
@@ -38,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
+from pydantic_ai import ApprovalRequired, BinaryContent, ModelRetry, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
@@ -154,7 +155,7 @@ class FsboxToolset(AbstractToolset[Any]):
                 raise ApprovalRequired(metadata=gate.pending.metadata())
             return text
 
-    async def _call(self, client: AsyncClient, name: str, args: dict[str, Any]) -> str:
+    async def _call(self, client: AsyncClient, name: str, args: dict[str, Any]) -> str | list[Any]:
         try:
             result = await client.call(name, args)
         except FsboxError as e:
@@ -163,6 +164,11 @@ class FsboxToolset(AbstractToolset[Any]):
             if counts_as_retry(e):
                 raise ModelRetry(e.message) from None
             return e.message
+        data = getattr(result, "data", None)
+        media_type = getattr(result, "media_type", None)
+        if isinstance(data, bytes) and media_type:
+            # An image or PDF: the header for the model to read, the file for it to see.
+            return [result.text, BinaryContent(data=data, media_type=media_type)]
         return result.text
 
 
