@@ -23,7 +23,7 @@ type fixture struct {
 	root string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
@@ -51,7 +51,7 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{root: real}
 }
 
-func (f *fixture) read(t *testing.T, rel string) string {
+func (f *fixture) read(t testing.TB, rel string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(f.root, filepath.FromSlash(rel)))
 	if err != nil {
@@ -62,10 +62,12 @@ func (f *fixture) read(t *testing.T, rel string) string {
 
 // connect starts a Server over f's root with opts and connects a go-sdk client to it in memory,
 // speaking version.
-func (f *fixture) connect(t *testing.T, opts Options, copts *mcp.ClientOptions, version string, roots ...*mcp.Root) *mcp.ClientSession {
+func (f *fixture) connect(t testing.TB, opts Options, copts *mcp.ClientOptions, version string, roots ...*mcp.Root) *mcp.ClientSession {
 	t.Helper()
 	opts.DefaultRoot = f.root
-	opts.Logf = t.Logf
+	if opts.Logf == nil {
+		opts.Logf = t.Logf
+	}
 	srv, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
