@@ -350,3 +350,42 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		t.Errorf("missing root accepted: %v", err)
 	}
 }
+
+func TestEveryToolRefusesHostilePaths(t *testing.T) {
+	f := newFixture(t)
+	all := schema.Config{}
+	for _, spec := range schema.Tools {
+		all.Tools = append(all.Tools, spec.Name)
+	}
+	extra := map[string]map[string]any{
+		"write_file":   {"content": "x"},
+		"edit_file":    {"old_text": "a", "new_text": "b"},
+		"search_files": {"pattern": "canary"},
+		"find_files":   {"pattern": "*"},
+	}
+	cs := f.connect(t, Options{Config: all}, nil, modern)
+	for _, hostile := range []string{"../../etc/passwd", "..", "../secret.txt", f.root + "_sibling", "/etc"} {
+		for _, spec := range schema.Tools {
+			args := map[string]any{"path": hostile}
+			if spec.Name == "read_multiple_files" {
+				args = map[string]any{"paths": []any{hostile}}
+			}
+			for k, v := range extra[spec.Name] {
+				args[k] = v
+			}
+			res := callTool(t, cs, spec.Name, args)
+			if spec.Name == "read_multiple_files" {
+				// One failure does not fail the others: the error is inside the result.
+				if res.IsError || !strings.Contains(text(t, res), "outside") {
+					t.Errorf("read_multiple_files %s: %q", hostile, text(t, res))
+				}
+			} else if kind := errorKind(t, res); kind != "outside_root" {
+				t.Errorf("%s %s: kind %s", spec.Name, hostile, kind)
+			}
+			if strings.Contains(text(t, res), "canary") {
+				t.Errorf("%s %s leaked: %q", spec.Name, hostile, text(t, res))
+			}
+			f.noHostPath(t, res, hostile)
+		}
+	}
+}

@@ -183,3 +183,23 @@ func BenchmarkReadFileMCPLegacy(b *testing.B) {
 		}
 	}
 }
+
+func TestMCPMaxMessageBytesEndsTheSessionCleanly(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "x\n"})
+	big, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "write_file", "arguments": map[string]any{"path": "big.txt", "content": strings.Repeat("x", 5000)}}})
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + string(big) + "\n"
+	r := fsbox(t, in, "mcp", "--max-message-bytes", "2000", root)
+	if r.code != 1 || !strings.Contains(r.stderr, "maximum line length") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if line != "" && !json.Valid([]byte(line)) {
+			t.Errorf("stdout line is not JSON: %q", line)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "big.txt")); err == nil {
+		t.Error("the oversized request was executed")
+	}
+}
