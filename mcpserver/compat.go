@@ -85,10 +85,12 @@ func obj(required []string, props map[string]any) map[string]any {
 }
 
 var (
-	strProp    = map[string]any{"type": "string"}
-	strList    = map[string]any{"type": "array", "items": strProp}
-	pathProp   = map[string]any{"type": "string", "description": "Path relative to the working directory, or absolute inside the root."}
-	linesProp  = func(d string) map[string]any { return map[string]any{"type": "integer", "minimum": 1, "description": d} }
+	strProp   = map[string]any{"type": "string"}
+	strList   = map[string]any{"type": "array", "items": strProp}
+	pathProp  = map[string]any{"type": "string", "description": "Path relative to the working directory, or absolute inside the root."}
+	linesProp = func(d string) map[string]any {
+		return map[string]any{"type": "integer", "minimum": 1, "description": d}
+	}
 	pathOnly   = obj([]string{"path"}, map[string]any{"path": pathProp})
 	editsInput = obj([]string{"path", "edits"}, map[string]any{
 		"path": pathProp,
