@@ -41,7 +41,6 @@ import (
 type compatTool struct {
 	name, backing, description string
 	input                      map[string]any
-	readOnly                   bool
 	run                        func(ctx context.Context, c *toolCall, args json.RawMessage) (any, error)
 }
 
@@ -104,12 +103,12 @@ var (
 )
 
 var compatTools = []compatTool{
-	{name: "read_text_file", backing: schema.ToolReadFile, readOnly: true,
+	{name: "read_text_file", backing: schema.ToolReadFile,
 		description: "Read a text file as numbered lines. head reads only the first N lines, tail only the last N; long files are paged (the result says how to continue).",
 		input: obj([]string{"path"}, map[string]any{"path": pathProp,
 			"head": linesProp("Read only the first N lines."), "tail": linesProp("Read only the last N lines.")}),
 		run: readTextFile},
-	{name: "read_multiple_files", backing: schema.ToolReadMultipleFiles, readOnly: true,
+	{name: "read_multiple_files", backing: schema.ToolReadMultipleFiles,
 		description: "Read several text files at once; one failure does not fail the others.",
 		input:       obj([]string{"paths"}, map[string]any{"paths": map[string]any{"type": "array", "minItems": 1, "items": strProp}}),
 		run:         passThrough(schema.ToolReadMultipleFiles)},
@@ -123,26 +122,26 @@ var compatTools = []compatTool{
 	{name: "create_directory", backing: schema.ToolCreateDirectory,
 		description: "Create a directory and any missing parents. An existing directory is not an error.",
 		input:       pathOnly, run: passThrough(schema.ToolCreateDirectory)},
-	{name: "list_directory", backing: schema.ToolListDirectory, readOnly: true,
+	{name: "list_directory", backing: schema.ToolListDirectory,
 		description: "List a directory's entries: `dir/` for directories, `file  (N bytes)` for files.",
 		input:       pathOnly, run: passThrough(schema.ToolListDirectory)},
-	{name: "list_directory_with_sizes", backing: schema.ToolListDirectory, readOnly: true,
+	{name: "list_directory_with_sizes", backing: schema.ToolListDirectory,
 		description: "List a directory's entries with file sizes, sorted by name.",
 		input: obj([]string{"path"}, map[string]any{"path": pathProp,
 			"sortBy": map[string]any{"type": "string", "enum": []any{"name"}, "default": "name"}}),
 		run: listWithSizes},
-	{name: "directory_tree", backing: schema.ToolDirectoryTree, readOnly: true,
+	{name: "directory_tree", backing: schema.ToolDirectoryTree,
 		description: "Show the tree below a directory, one path per line.",
 		input:       obj([]string{"path"}, map[string]any{"path": pathProp, "excludePatterns": strList}),
 		run:         directoryTree},
-	{name: "search_files", backing: schema.ToolFindFiles, readOnly: true,
+	{name: "search_files", backing: schema.ToolFindFiles,
 		description: "Find files and directories by glob (`**/*.go`, `*.md`); a pattern without `/` matches at any depth. excludePatterns drops matching paths.",
 		input:       obj([]string{"path", "pattern"}, map[string]any{"path": pathProp, "pattern": strProp, "excludePatterns": strList}),
 		run:         searchFiles},
-	{name: "get_file_info", backing: schema.ToolFileInfo, readOnly: true,
+	{name: "get_file_info", backing: schema.ToolFileInfo,
 		description: "Describe a file or directory: type, size, line count and content hash for text files.",
 		input:       pathOnly, run: passThrough(schema.ToolFileInfo)},
-	{name: "list_allowed_directories", readOnly: true,
+	{name: "list_allowed_directories",
 		description: "List the directories this server may access. Paths are relative to the working directory.",
 		input:       obj(nil, map[string]any{}), run: listAllowed},
 }
@@ -203,8 +202,11 @@ func readTextFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, e
 		if *a.Tail < 1 {
 			return nil, invalidArgs("read_text_file", "Argument 'tail' must be at least 1.")
 		}
+		// The line count comes from a one-line read, which reports no event: the host sees one read.
 		one := 1
-		first, err := call(ctx, c, schema.ToolReadFile, schema.ReadFileArgs{Path: a.Path, Limit: &one})
+		probe := *c
+		probe.hooks.Event = nil
+		first, err := call(ctx, &probe, schema.ToolReadFile, schema.ReadFileArgs{Path: a.Path, Limit: &one})
 		if err != nil {
 			return nil, err
 		}

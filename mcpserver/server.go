@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,7 +128,23 @@ func New(opts Options) (*Server, error) {
 	for _, t := range s.tools {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
+	s.mcp.AddReceivingMiddleware(s.failedApprovals)
 	return s, nil
+}
+
+// failedApprovals turns a failed elicitation of an older client into the tool error serve gives a
+// failed change_request (change_request_failed, nothing changed), instead of a protocol error.
+// The SDK's bridge (which asks such clients during the call) runs inside this middleware and
+// reports its failures as "multi-round-trip: …".
+func (s *Server) failedApprovals(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil && method == "tools/call" && ctx.Err() == nil && strings.HasPrefix(err.Error(), "multi-round-trip: ") {
+			s.logf("asking the client to approve a change: %v", err)
+			return toolError(&engine.Error{Kind: "change_request_failed", Msg: "The change request failed, so nothing was changed."}), nil
+		}
+		return res, err
+	}
 }
 
 // MCP returns the SDK server, for transports this package does not wrap (an in-memory pair in

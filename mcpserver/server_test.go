@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -387,5 +388,20 @@ func TestEveryToolRefusesHostilePaths(t *testing.T) {
 			}
 			f.noHostPath(t, res, hostile)
 		}
+	}
+}
+
+func TestAFailedElicitationChangesNothing(t *testing.T) {
+	f := newFixture(t)
+	fail := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, errors.New("the user interface crashed")
+	}
+	cs := f.connect(t, Options{}, &mcp.ClientOptions{ElicitationHandler: fail}, legacy)
+	res := callTool(t, cs, "write_file", map[string]any{"path": "a.txt", "content": "lost\n"})
+	if kind := errorKind(t, res); kind != "change_request_failed" {
+		t.Errorf("kind %s", kind)
+	}
+	if strings.Contains(f.read(t, "a.txt"), "lost") {
+		t.Error("the change was applied")
 	}
 }
