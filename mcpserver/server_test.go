@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -279,27 +280,26 @@ func TestRoundTwoRefusesAChangeTheUserDidNotSee(t *testing.T) {
 
 func TestEventsAreLoggingNotificationsWithoutTheRoot(t *testing.T) {
 	f := newFixture(t)
-	var mu sync.Mutex
-	var got []*mcp.LoggingMessageParams
+	got := make(chan *mcp.LoggingMessageParams, 16)
 	copts := &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-		mu.Lock()
-		got = append(got, req.Params)
-		mu.Unlock()
+		got <- req.Params
 	}}
 	cs := f.connect(t, Options{}, copts, legacy)
-	callTool(t, cs, "read_file", map[string]any{"path": "a.txt"})
+	callTool(t, cs, "read_file", map[string]any{"path": "a.txt"}) // before the level is set: no event
 	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
 	callTool(t, cs, "write_file", map[string]any{"path": "n.txt", "content": "x"})
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 1 {
-		t.Fatalf("want one event (after the level was set), got %d", len(got))
+	// The client hands notifications to its handler asynchronously, so wait for the first one.
+	var ev *mcp.LoggingMessageParams
+	select {
+	case ev = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event arrived")
 	}
-	data, _ := json.Marshal(got[0])
-	if got[0].Level != "notice" || got[0].Logger != "fsbox" || !strings.Contains(string(data), schema.KindFileWritten) || strings.Contains(string(data), f.root) {
-		t.Errorf("event %s", data)
+	data, _ := json.Marshal(ev)
+	if ev.Level != "notice" || ev.Logger != "fsbox" || !strings.Contains(string(data), schema.KindFileWritten) || strings.Contains(string(data), f.root) {
+		t.Errorf("first event after the level was set: %s", data)
 	}
 }
 
