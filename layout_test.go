@@ -22,7 +22,9 @@ const module = "github.com/fsbox/fsbox"
 //  5. codegen reads the JSON document only, never the Go types;
 //  6. the SDKs import nothing of ours;
 //  7. conformance never imports engine or server: it is an independent oracle (the in-process
-//     target is supplied from outside, by cmd/fsbox and the server's tests).
+//     target is supplied from outside, by cmd/fsbox and the server's tests);
+//  8. mcpserver joins engine and the MCP SDK, as server joins engine and rpc: it imports engine
+//     and schema only, never rpc or server (the two transports share the engine, not each other).
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -33,12 +35,13 @@ var importRules = []struct {
 	{"rpc", nil},
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "rpc", "schema", "conformance"}},
+	{"mcpserver", []string{"engine", "schema"}},
 	{"codegen", nil},
 	{"sdks/go/fsboxclient", nil},
 	{"sdks", nil},
 	{"conformance/adapters/go", []string{"sdks/go/fsboxclient"}},
 	{"conformance", []string{"conformance/", "schema"}},
-	{"cmd/fsbox", []string{"server", "engine", "schema", "codegen", "conformance"}},
+	{"cmd/fsbox", []string{"server", "mcpserver", "engine", "schema", "codegen", "conformance"}},
 	{"examples", []string{"sdks/go/fsboxclient"}}, // a reader's copy of the README's Go quickstart
 	{"", nil}, // this file's package
 }

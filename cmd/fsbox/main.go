@@ -4,6 +4,7 @@
 // Usage:
 //
 //	fsbox serve [--root DIR] [--config FILE] [flags]   serve the protocol on stdin/stdout
+//	fsbox mcp [--root DIR] [--compat reference] [DIR]  serve the tools as an MCP server (stdio or --http)
 //	fsbox call TOOL [key=value ...] [--root DIR] [--json]   run one tool call and print its result
 //	fsbox schema                                       print the JSON Schema bundle
 //	fsbox version                                      print the version

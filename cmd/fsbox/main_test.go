@@ -50,7 +50,7 @@ func fsbox(t *testing.T, stdin string, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
-func tree(t *testing.T, files map[string]string) string {
+func tree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for name, content := range files {

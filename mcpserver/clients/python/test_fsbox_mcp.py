@@ -1,0 +1,213 @@
+"""The official MCP Python SDK (mcp) against a real `fsbox mcp` process over stdio.
+
+Every test spawns $FSBOX_BIN in a fresh root and talks to it with mcp.Client, once in the SDK's
+default mode (the 2026-07-28 protocol, probed with server/discover) and once in its legacy mode
+(the initialize handshake), so both of fsbox's elicitation paths and both capability models run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+import mcp_types as types
+
+FSBOX = os.environ["FSBOX_BIN"]
+MODES = ["auto", "legacy"]
+
+NATIVE_CALLS: dict[str, dict[str, Any]] = {
+    "read_file": {"path": "a.txt", "limit": 2},
+    "write_file": {"path": "new.txt", "content": "new\n"},
+    "edit_file": {"path": "a.txt", "old_text": "two", "new_text": "TWO"},
+    "list_directory": {"path": "."},
+    "search_files": {"pattern": "t.o", "path": "."},
+    "find_files": {"pattern": "**/*.go"},
+    "create_directory": {"path": "made/deep"},
+    "file_info": {"path": "a.txt"},
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    r = tmp_path / "root"
+    (r / "src").mkdir(parents=True)
+    (r / "a.txt").write_text("one\ntwo\nthree\n")
+    (r / "src" / "main.go").write_text("package main\n")
+    (tmp_path / "secret.txt").write_text("outside canary\n")
+    return r.resolve()
+
+
+def server(root: Path, *args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=FSBOX, args=["mcp", "--root", str(root), *args])
+
+
+def text_of(res: types.CallToolResult) -> str:
+    assert len(res.content) == 1
+    block = res.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+def assert_no_host_path(res: types.CallToolResult, root: Path) -> None:
+    dumped = json.dumps(res.model_dump(mode="json", by_alias=True))
+    assert str(root) not in dumped and str(root.parent) not in dumped, dumped
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lists_tools_with_schemas_and_calls_each(root: Path, mode: str) -> None:
+    async def go() -> None:
+        async with Client(server(root), mode=mode) as client:
+            assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+            tools = (await client.list_tools()).tools
+            assert sorted(t.name for t in tools) == sorted(NATIVE_CALLS)
+            for t in tools:
+                assert t.input_schema["type"] == "object", t.name
+                assert t.output_schema and t.output_schema["type"] == "object", t.name
+                assert t.annotations is not None and t.annotations.open_world_hint is False, t.name
+            for name, args in NATIVE_CALLS.items():
+                res = await client.call_tool(name, args)
+                assert not res.is_error, (name, text_of(res))
+                # call_tool validated structured_content against the tool's outputSchema.
+                assert isinstance(res.structured_content, dict), name
+                assert res.structured_content["text"] == text_of(res), name
+        assert (root / "new.txt").read_text() == "new\n"
+        assert "TWO" in (root / "a.txt").read_text()
+        assert (root / "made" / "deep").is_dir()
+
+    run(go())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_traversal_is_an_error_result_without_host_paths(root: Path, mode: str) -> None:
+    async def go() -> None:
+        async with Client(server(root), mode=mode) as client:
+            for path in ["../../etc/passwd", "../secret.txt", "/etc/passwd"]:
+                res = await client.call_tool("read_file", {"path": path})
+                assert res.is_error, path
+                assert "outside" in text_of(res), text_of(res)
+                assert "canary" not in text_of(res) and "root:" not in text_of(res)
+                assert (res.meta or {}).get("fsbox/error", {}).get("kind") == "outside_root", res.meta
+                assert_no_host_path(res, root)
+            res = await client.call_tool("write_file", {"path": "../escaped.txt", "content": "x"})
+            assert res.is_error
+            assert not (root.parent / "escaped.txt").exists()
+
+    run(go())
+
+
+def elicitation(action: str, approve: bool, seen: list[str]) -> Any:
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestFormParams)
+        seen.append(params.message)
+        content = {"approve": approve} if action == "accept" else None
+        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+    return callback
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("action,approve,applied", [("accept", True, True), ("accept", False, False), ("decline", False, False)])
+def test_elicitation_approves_or_refuses_a_write(root: Path, mode: str, action: str, approve: bool, applied: bool) -> None:
+    seen: list[str] = []
+
+    async def go() -> None:
+        async with Client(server(root), mode=mode, elicitation_callback=elicitation(action, approve, seen)) as client:
+            res = await client.call_tool("write_file", {"path": "a.txt", "content": "replaced\n"})
+            assert not res.is_error, text_of(res)
+            assert bool(res.structured_content.get("cancelled")) is (not applied)
+
+    run(go())
+    assert len(seen) == 1 and "write of a.txt" in seen[0] and "+replaced" in seen[0], seen
+    assert str(root) not in seen[0]
+    assert ((root / "a.txt").read_text() == "replaced\n") is applied
+
+
+def test_without_elicitation_refuse_policy_refuses(root: Path) -> None:
+    async def go() -> None:
+        async with Client(server(root, "--changes", "refuse")) as client:
+            res = await client.call_tool("write_file", {"path": "a.txt", "content": "replaced\n"})
+            assert not res.is_error and res.structured_content["cancelled"] is True
+
+    run(go())
+    assert (root / "a.txt").read_text() == "one\ntwo\nthree\n"
+
+
+def test_events_arrive_as_log_messages_when_a_level_is_set(root: Path) -> None:
+    got: list[types.LoggingMessageNotificationParams] = []
+
+    async def log(params: types.LoggingMessageNotificationParams) -> None:
+        got.append(params)
+
+    async def go() -> None:
+        async with Client(server(root), logging_callback=log, log_level="info") as client:
+            await client.call_tool("write_file", {"path": "n.txt", "content": "x"})
+
+    run(go())
+    kinds = [p.data.get("kind") for p in got if isinstance(p.data, dict)]
+    assert "file_system.file_written" in kinds, got
+    assert all(str(root) not in json.dumps(p.data) for p in got)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compat_reference_read_text_file_and_edit_file(root: Path, mode: str) -> None:
+    async def go() -> None:
+        params = StdioServerParameters(command=FSBOX, args=["mcp", "--compat", "reference", str(root)])
+        async with Client(params, mode=mode) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert {"read_text_file", "edit_file", "list_directory_with_sizes", "get_file_info", "list_allowed_directories"} <= names
+            res = await client.call_tool("read_text_file", {"path": "a.txt", "tail": 1})
+            assert not res.is_error and "three" in text_of(res) and "one" not in text_of(res), text_of(res)
+            edits = [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]
+            dry = await client.call_tool("edit_file", {"path": "a.txt", "edits": edits, "dryRun": True})
+            assert not dry.is_error and "+ONE" in text_of(dry), text_of(dry)
+            assert (root / "a.txt").read_text() == "one\ntwo\nthree\n"
+            res = await client.call_tool("edit_file", {"path": "a.txt", "edits": edits})
+            assert not res.is_error, text_of(res)
+            res = await client.call_tool("read_text_file", {"path": "../../etc/passwd"})
+            assert res.is_error
+            assert_no_host_path(res, root)
+            allowed = await client.call_tool("list_allowed_directories", {})
+            assert_no_host_path(allowed, root)
+
+    run(go())
+    assert (root / "a.txt").read_text() == "ONE\ntwo\nTHREE\n"
+
+
+def test_streamable_http_on_loopback(root: Path) -> None:
+    proc = subprocess.Popen([FSBOX, "mcp", "--root", str(root), "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        assert m, line
+
+        async def go() -> None:
+            async with Client(m.group(1)) as client:
+                assert len((await client.list_tools()).tools) == len(NATIVE_CALLS)
+                res = await client.call_tool("read_file", {"path": "a.txt"})
+                assert not res.is_error and "three" in text_of(res)
+                bad = await client.call_tool("read_file", {"path": "../secret.txt"})
+                assert bad.is_error
+                assert_no_host_path(bad, root)
+
+        run(go())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_http_refuses_a_non_loopback_address(root: Path) -> None:
+    res = subprocess.run([FSBOX, "mcp", "--root", str(root), "--http", "0.0.0.0:0"], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2 and "loopback" in res.stderr

@@ -1,0 +1,139 @@
+// The official MCP TypeScript SDK (@modelcontextprotocol/sdk) against a real `fsbox mcp` process
+// over stdio. Each test spawns $FSBOX_BIN in a fresh root.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const FSBOX = process.env.FSBOX_BIN;
+assert.ok(FSBOX, "set FSBOX_BIN to the fsbox binary");
+
+const NATIVE_CALLS = {
+  read_file: { path: "a.txt", limit: 2 },
+  write_file: { path: "new.txt", content: "new\n" },
+  edit_file: { path: "a.txt", old_text: "two", new_text: "TWO" },
+  list_directory: { path: "." },
+  search_files: { pattern: "t.o", path: "." },
+  find_files: { pattern: "**/*.go" },
+  create_directory: { path: "made/deep" },
+  file_info: { path: "a.txt" },
+};
+
+function makeRoot() {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "fsbox-mcp-ts-")));
+  const root = join(base, "root");
+  mkdirSync(join(root, "src"), { recursive: true });
+  writeFileSync(join(root, "a.txt"), "one\ntwo\nthree\n");
+  writeFileSync(join(root, "src", "main.go"), "package main\n");
+  writeFileSync(join(base, "secret.txt"), "outside canary\n");
+  return root;
+}
+
+async function connect(args, { elicit } = {}) {
+  const capabilities = elicit ? { elicitation: {} } : {};
+  const client = new Client({ name: "fsbox-ts-test", version: "1" }, { capabilities });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  await client.connect(new StdioClientTransport({ command: FSBOX, args: ["mcp", ...args], stderr: "inherit" }));
+  return client;
+}
+
+function textOf(res) {
+  assert.equal(res.content.length, 1);
+  assert.equal(res.content[0].type, "text");
+  return res.content[0].text;
+}
+
+function assertNoHostPath(res, root) {
+  const s = JSON.stringify(res);
+  assert.ok(!s.includes(root) && !s.includes(dirname(root)), s);
+}
+
+test("lists tools with input and output schemas and calls every one", async () => {
+  const root = makeRoot();
+  const client = await connect(["--root", root]);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(NATIVE_CALLS).sort());
+    for (const t of tools) {
+      assert.equal(t.inputSchema.type, "object", t.name);
+      assert.equal(t.outputSchema?.type, "object", t.name);
+      assert.equal(t.annotations?.openWorldHint, false, t.name);
+    }
+    for (const [name, args] of Object.entries(NATIVE_CALLS)) {
+      // callTool validates structuredContent against the listed outputSchema.
+      const res = await client.callTool({ name, arguments: args });
+      assert.ok(!res.isError, `${name}: ${textOf(res)}`);
+      assert.equal(res.structuredContent.text, textOf(res), name);
+    }
+  } finally {
+    await client.close();
+  }
+  assert.equal(readFileSync(join(root, "new.txt"), "utf8"), "new\n");
+  assert.ok(existsSync(join(root, "made", "deep")));
+});
+
+test("a traversal attempt is an isError result naming no host path", async () => {
+  const root = makeRoot();
+  const client = await connect(["--root", root]);
+  try {
+    for (const path of ["../../etc/passwd", "../secret.txt", "/etc/passwd"]) {
+      const res = await client.callTool({ name: "read_file", arguments: { path } });
+      assert.equal(res.isError, true, path);
+      assert.equal(res._meta?.["fsbox/error"]?.kind, "outside_root");
+      assert.ok(!textOf(res).includes("canary"));
+      assertNoHostPath(res, root);
+    }
+  } finally {
+    await client.close();
+  }
+});
+
+for (const [action, approve, applied] of [["accept", true, true], ["accept", false, false], ["decline", false, false]]) {
+  test(`elicitation ${action}${action === "accept" ? ` approve=${approve}` : ""} decides a write`, async () => {
+    const root = makeRoot();
+    const seen = [];
+    const client = await connect(["--root", root], {
+      elicit: async (req) => {
+        seen.push(req.params.message);
+        return action === "accept" ? { action, content: { approve } } : { action };
+      },
+    });
+    try {
+      const res = await client.callTool({ name: "write_file", arguments: { path: "a.txt", content: "replaced\n" } });
+      assert.ok(!res.isError, textOf(res));
+      assert.equal(Boolean(res.structuredContent.cancelled), !applied);
+    } finally {
+      await client.close();
+    }
+    assert.equal(seen.length, 1);
+    assert.match(seen[0], /write of a\.txt/);
+    assert.match(seen[0], /\+replaced/);
+    assert.ok(!seen[0].includes(root));
+    assert.equal(readFileSync(join(root, "a.txt"), "utf8") === "replaced\n", applied);
+  });
+}
+
+test("compat reference: read_text_file and edit_file with edits[]", async () => {
+  const root = makeRoot();
+  const client = await connect(["--compat", "reference", root]);
+  try {
+    const head = await client.callTool({ name: "read_text_file", arguments: { path: "a.txt", head: 1 } });
+    assert.ok(!head.isError && textOf(head).includes("one") && !textOf(head).includes("two"), textOf(head));
+    const edits = [{ oldText: "two", newText: "TWO" }];
+    const dry = await client.callTool({ name: "edit_file", arguments: { path: "a.txt", edits, dryRun: true } });
+    assert.match(textOf(dry), /\+TWO/);
+    assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "one\ntwo\nthree\n");
+    const res = await client.callTool({ name: "edit_file", arguments: { path: "a.txt", edits } });
+    assert.ok(!res.isError, textOf(res));
+    const bad = await client.callTool({ name: "get_file_info", arguments: { path: "../secret.txt" } });
+    assert.equal(bad.isError, true);
+    assertNoHostPath(bad, root);
+  } finally {
+    await client.close();
+  }
+  assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "one\nTWO\nthree\n");
+});

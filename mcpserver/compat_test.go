@@ -1,0 +1,104 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func compatSession(t *testing.T, f *fixture) *mcp.ClientSession {
+	return f.connect(t, Options{Compat: CompatReference}, nil, modern)
+}
+
+func TestCompatListsTheReferenceTools(t *testing.T) {
+	f := newFixture(t)
+	res, err := compatSession(t, f).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Annotations == nil {
+			t.Errorf("%s: missing schema or annotations", tool.Name)
+		}
+	}
+	want := "create_directory directory_tree edit_file get_file_info list_allowed_directories list_directory " +
+		"list_directory_with_sizes read_multiple_files read_text_file search_files write_file"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("tools %s\nwant  %s", got, want)
+	}
+}
+
+func TestCompatReadTextFileHeadAndTail(t *testing.T) {
+	f := newFixture(t)
+	cs := compatSession(t, f)
+	for _, c := range []struct {
+		args      map[string]any
+		want, not string
+	}{
+		{map[string]any{"path": "a.txt", "head": 2}, "two", "three"},
+		{map[string]any{"path": "a.txt", "tail": 2}, "five", "three"},
+		{map[string]any{"path": "a.txt", "tail": 50}, "one", "nothing"},
+	} {
+		res := callTool(t, cs, "read_text_file", c.args)
+		if res.IsError || !strings.Contains(text(t, res), c.want) || strings.Contains(text(t, res), c.not) {
+			t.Errorf("%v: %q", c.args, text(t, res))
+		}
+	}
+	if kind := errorKind(t, callTool(t, cs, "read_text_file", map[string]any{"path": "a.txt", "head": 1, "tail": 1})); kind != "invalid_arguments" {
+		t.Errorf("head and tail: kind %s", kind)
+	}
+	res := callTool(t, cs, "read_text_file", map[string]any{"path": "../../etc/passwd"})
+	if kind := errorKind(t, res); kind != "outside_root" {
+		t.Errorf("traversal: kind %s", kind)
+	}
+	f.noHostPath(t, res)
+}
+
+func TestCompatEditFileEditsAndDryRun(t *testing.T) {
+	f := newFixture(t)
+	cs := compatSession(t, f)
+	edits := []any{map[string]any{"oldText": "two", "newText": "TWO"}, map[string]any{"oldText": "four", "newText": "FOUR"}}
+	res := callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": edits, "dryRun": true})
+	if res.IsError || !strings.Contains(text(t, res), "+TWO") || !strings.Contains(text(t, res), "+FOUR") {
+		t.Fatalf("dry run: %q", text(t, res))
+	}
+	if got := f.read(t, "a.txt"); strings.Contains(got, "TWO") {
+		t.Fatalf("dry run wrote: %q", got)
+	}
+	res = callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": edits})
+	if res.IsError || f.read(t, "a.txt") != "one\nTWO\nthree\nFOUR\nfive\n" {
+		t.Errorf("edit: %q, file %q", text(t, res), f.read(t, "a.txt"))
+	}
+	if kind := errorKind(t, callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": "absent", "newText": "x"}}})); kind != "no_match" {
+		t.Errorf("no match: kind %s", kind)
+	}
+	if kind := errorKind(t, callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": edits, "bogus": 1})); kind != "invalid_arguments" {
+		t.Errorf("unknown argument: kind %s", kind)
+	}
+}
+
+func TestCompatSearchFilesGlobAndExcludes(t *testing.T) {
+	f := newFixture(t)
+	cs := compatSession(t, f)
+	res := callTool(t, cs, "search_files", map[string]any{"path": ".", "pattern": "*.go", "excludePatterns": []any{"gen"}})
+	got := text(t, res)
+	if res.IsError || !strings.Contains(got, "src/main.go") || !strings.Contains(got, "src/util.go") || strings.Contains(got, "x.go") {
+		t.Errorf("search_files: %q", got)
+	}
+	if paths := structured(t, res)["paths"].([]any); len(paths) != 2 {
+		t.Errorf("paths %v", paths)
+	}
+}
+
+func TestCompatListAllowedDirectoriesShowsNoHostPath(t *testing.T) {
+	f := newFixture(t)
+	res := callTool(t, compatSession(t, f), "list_allowed_directories", map[string]any{})
+	if res.IsError || !strings.Contains(text(t, res), ".") {
+		t.Errorf("%q", text(t, res))
+	}
+	f.noHostPath(t, res)
+}

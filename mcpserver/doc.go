@@ -1,0 +1,21 @@
+// Package mcpserver serves fsbox's file tools as a Model Context Protocol server, built on the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk). It is the MCP twin of package server:
+// the same engine, configuration, policy and limits, the same tool descriptors from the schema
+// bundle, spoken over MCP's stdio or streamable HTTP transport instead of fsbox's own JSON-RPC.
+//
+// What it maps, and how (docs/mcp.md has the whole account):
+//
+//   - each enabled tool is an MCP tool whose inputSchema and outputSchema are the bundle's;
+//     a result carries the tool's typed result as structuredContent and its text as the one
+//     TextContent block; a tool failure is an isError result with the engine's model-facing
+//     message and its kind under _meta["fsbox/error"];
+//   - a change is approved through MCP elicitation when the client declares it, otherwise the
+//     host's [ChangePolicy] decides;
+//   - events are MCP logging notifications, sent only to a client that set a log level;
+//   - the client's roots may narrow the host's root, never widen it (see roots.go);
+//   - [CompatReference] presents the reference filesystem server's tool names and argument shapes.
+//
+// It does not protect against a client that approves a change it should not: an elicitation
+// answer is the client's (and its user's) decision, exactly as a change_request answer is under
+// fsbox serve.
+package mcpserver

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Tests `fsbox mcp` with the official MCP clients over a real stdio process (and streamable HTTP on
+# loopback): the Python SDK (mcp, pinned in mcpserver/clients/python/requirements.txt, installed
+# into mcpserver/clients/python/.venv, created if missing) under pytest, and the TypeScript SDK
+# (@modelcontextprotocol/sdk, pinned in mcpserver/clients/typescript/package-lock.json, installed
+# with npm ci when node_modules is missing) under node --test.
+#
+#   scripts/test-mcp.sh          uses FSBOX_BIN, or builds cmd/fsbox into a temporary directory
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+clients=$repo/mcpserver/clients
+
+if [ -z "${FSBOX_BIN:-}" ]; then
+  bindir=$(mktemp -d)
+  trap 'rm -rf "$bindir"' EXIT
+  (cd "$repo" && go build -o "$bindir/fsbox" ./cmd/fsbox)
+  export FSBOX_BIN=$bindir/fsbox
+fi
+
+py=$clients/python/.venv/bin/python
+if [ ! -x "$py" ]; then
+  "${PYTHON:-python3}" -m venv "$clients/python/.venv"
+fi
+"$py" -m pip install --quiet --disable-pip-version-check -r "$clients/python/requirements.txt"
+echo "mcp (Python SDK) client tests"
+"$py" -m pytest -q -p no:cacheprovider "$clients/python"
+
+cd "$clients/typescript"
+if [ ! -d node_modules ]; then
+  npm ci --no-audit --no-fund
+fi
+echo "@modelcontextprotocol/sdk (TypeScript SDK) client tests"
+npm test
