@@ -22,6 +22,7 @@ import (
 // maps to is enabled; its outputSchema and structuredContent are that engine tool's. What maps:
 //
 //	read_text_file {path, head, tail}      read_file (tail reads the line count first)
+//	read_media_file {path}                 read_file: an image or PDF as image/resource content
 //	read_multiple_files {paths}            read_multiple_files
 //	write_file {path, content}             write_file
 //	edit_file {path, edits, dryRun}        edit_file replacements; dryRun shows the diff, writes nothing
@@ -33,8 +34,9 @@ import (
 //	get_file_info {path}                   file_info
 //	list_allowed_directories {}            "." : the model never sees the host's path
 //
-// read_media_file and move_file are not offered: the engine reads no binary content and moves
-// nothing yet. The text of every result is fsbox's (numbered lines, truncation notes), not the
+// read_media_file serves the images and PDFs (by content, at most 5,000,000 bytes) that read_file
+// returns as data, and refuses anything else; move_file is not offered: the engine moves nothing
+// yet. The text of every result is fsbox's (numbered lines, truncation notes), not the
 // reference server's; docs/mcp.md lists the differences.
 
 // compatTool describes one reference tool.
@@ -108,6 +110,9 @@ var compatTools = []compatTool{
 		input: obj([]string{"path"}, map[string]any{"path": pathProp,
 			"head": linesProp("Read only the first N lines."), "tail": linesProp("Read only the last N lines.")}),
 		run: readTextFile},
+	{name: "read_media_file", backing: schema.ToolReadFile,
+		description: "Read an image (PNG, JPEG, GIF, WebP) or a PDF, up to 5 MB, as content a multimodal model can see. Other files are refused; use read_text_file.",
+		input:       pathOnly, run: readMediaFile},
 	{name: "read_multiple_files", backing: schema.ToolReadMultipleFiles,
 		description: "Read several text files at once; one failure does not fail the others.",
 		input:       obj([]string{"paths"}, map[string]any{"paths": map[string]any{"type": "array", "minItems": 1, "items": strProp}}),
@@ -182,6 +187,26 @@ func passThrough(tool string) func(context.Context, *toolCall, json.RawMessage) 
 	return func(ctx context.Context, c *toolCall, args json.RawMessage) (any, error) {
 		return c.eng.Call(ctx, tool, args, c.hooks)
 	}
+}
+
+// readMediaFile reads path through read_file and keeps the result only when it carries media
+// data; resultOf then adds the image or resource block.
+func readMediaFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := decodeCompat("read_media_file", raw, &a); err != nil {
+		return nil, err
+	}
+	res, err := call(ctx, c, schema.ToolReadFile, map[string]any{"path": a.Path})
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := res.(*schema.ReadFileResult); !ok || r.Data == nil {
+		return nil, &engine.Error{Op: "read_media_file", Kind: "binary_file", Path: a.Path,
+			Msg: fmt.Sprintf("'%s' is not an image or PDF of at most 5,000,000 bytes. Use read_text_file.", a.Path)}
+	}
+	return res, nil
 }
 
 func readTextFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {

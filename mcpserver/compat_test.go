@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,7 +29,7 @@ func TestCompatListsTheReferenceTools(t *testing.T) {
 		}
 	}
 	want := "create_directory directory_tree edit_file get_file_info list_allowed_directories list_directory " +
-		"list_directory_with_sizes read_multiple_files read_text_file search_files write_file"
+		"list_directory_with_sizes read_media_file read_multiple_files read_text_file search_files write_file"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools %s\nwant  %s", got, want)
 	}
@@ -101,4 +104,38 @@ func TestCompatListAllowedDirectoriesShowsNoHostPath(t *testing.T) {
 		t.Errorf("%q", text(t, res))
 	}
 	f.noHostPath(t, res)
+}
+
+// TestMediaReadsAsContent: an image read comes back as MCP image content (and a PDF as an
+// embedded resource) besides the text block, through read_file and compat read_media_file; a
+// text file is refused by read_media_file.
+func TestMediaReadsAsContent(t *testing.T) {
+	f := newFixture(t)
+	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1}, 20)...)
+	pdf := []byte("%PDF-1.4\n%%EOF\n")
+	for name, data := range map[string][]byte{"pic.png": png, "doc.pdf": pdf} {
+		if err := os.WriteFile(filepath.Join(f.root, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(res *mcp.CallToolResult, what string) {
+		t.Helper()
+		if res.IsError || len(res.Content) != 2 {
+			t.Fatalf("%s: isError %v, %d content blocks", what, res.IsError, len(res.Content))
+		}
+		img, ok := res.Content[1].(*mcp.ImageContent)
+		if !ok || img.MIMEType != "image/png" || !bytes.Equal(img.Data, png) {
+			t.Errorf("%s: second block %#v; want the PNG as image content", what, res.Content[1])
+		}
+	}
+	check(callTool(t, f.connect(t, Options{}, nil, modern), "read_file", map[string]any{"path": "pic.png"}), "read_file")
+	cs := compatSession(t, f)
+	check(callTool(t, cs, "read_media_file", map[string]any{"path": "pic.png"}), "read_media_file")
+	res := callTool(t, cs, "read_media_file", map[string]any{"path": "doc.pdf"})
+	if r, ok := res.Content[len(res.Content)-1].(*mcp.EmbeddedResource); !ok || r.Resource.MIMEType != "application/pdf" || !bytes.Equal(r.Resource.Blob, pdf) {
+		t.Errorf("pdf: %#v", res.Content)
+	}
+	if kind := errorKind(t, callTool(t, cs, "read_media_file", map[string]any{"path": "a.txt"})); kind != "binary_file" {
+		t.Errorf("text through read_media_file: kind %s", kind)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -117,10 +118,28 @@ func resultOf(res any) (*mcp.CallToolResult, error) {
 	if err := json.Unmarshal(data, &t); err != nil {
 		return nil, fmt.Errorf("mcp: decoding a result's text: %w", err)
 	}
-	return &mcp.CallToolResult{
+	out := &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: t.Text}},
 		StructuredContent: json.RawMessage(data),
-	}, nil
+	}
+	if media := mediaContent(res); media != nil {
+		out.Content = append(out.Content, media)
+	}
+	return out, nil
+}
+
+// mediaContent is the second content block of a read_file that returned an image or PDF as data:
+// an image as MCP image content, anything else as an embedded resource with its blob, so a
+// multimodal host can show it to the model. The bytes also stay in structuredContent's data.
+func mediaContent(res any) mcp.Content {
+	r, ok := res.(*schema.ReadFileResult)
+	if !ok || r.Data == nil || r.MediaType == "" {
+		return nil
+	}
+	if strings.HasPrefix(r.MediaType, "image/") {
+		return &mcp.ImageContent{Data: r.Data, MIMEType: r.MediaType}
+	}
+	return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "fsbox:" + r.Path, MIMEType: r.MediaType, Blob: r.Data}}
 }
 
 // errorResult maps a failed call onto MCP (rules 3-5 of handler).
