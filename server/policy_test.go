@@ -135,8 +135,8 @@ func TestFixedPolicySession(t *testing.T) {
 		t.Errorf("root_dir = %v", res["root_dir"])
 	}
 	for id, c := range map[int]struct{ path, kind string }{
-		2: {"b.txt", "denied"},   // the client's pattern
-		3: {".env", "denied"},    // the host's defaults still apply
+		2: {"b.txt", "denied"}, // the client's pattern
+		3: {".env", "denied"},  // the host's defaults still apply
 		4: {"../a.txt", "outside_root"},
 	} {
 		_, resp := w.request(id, "tools/call", toolCall("read_file", map[string]any{"path": c.path}))
