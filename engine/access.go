@@ -26,6 +26,40 @@ type fnPattern struct {
 	re     *regexp.Regexp
 	top    *regexp.Regexp // the pattern without its leading "**/", or nil
 	except bool           // an exception ("!…"): names it matches are not matched by the list
+	// Most patterns (every default one but **/secrets*) are a literal, "*literal" or
+	// "literal*"; those are matched with string operations, equivalent to re (FuzzFnmatch), since
+	// walkers match every entry against every pattern.
+	shape    shape
+	lit      string
+	slashLit string // "/" + lit
+	depth    bool
+}
+
+// shape is the form of a pattern that string operations can match.
+type shape int
+
+const (
+	shapeRegexp shape = iota // anything else: use re (and top)
+	shapeExact               // "lit"
+	shapeSuffix              // "*lit"
+	shapePrefix              // "lit*"
+)
+
+// shapeOf classifies a pattern body; lit is its literal part.
+func shapeOf(body string) (shape, string) {
+	if strings.HasPrefix(body, "**/") {
+		return shapeRegexp, ""
+	}
+	meta := func(s string) bool { return strings.ContainsAny(s, "*?[") }
+	switch {
+	case !meta(body):
+		return shapeExact, body
+	case strings.HasPrefix(body, "*") && !meta(strings.TrimLeft(body, "*")):
+		return shapeSuffix, strings.TrimLeft(body, "*")
+	case strings.HasSuffix(body, "*") && !meta(strings.TrimRight(body, "*")):
+		return shapePrefix, strings.TrimRight(body, "*")
+	}
+	return shapeRegexp, ""
 }
 
 // compileFnmatch translates an fnmatch pattern to an anchored regexp; with depth it also matches
@@ -125,7 +159,9 @@ func newFnPattern(src string, depth bool) (fnPattern, error) {
 	if err != nil {
 		return fnPattern{}, err
 	}
-	p := fnPattern{src: src, re: re, except: except}
+	p := fnPattern{src: src, re: re, except: except, depth: depth}
+	p.shape, p.lit = shapeOf(body)
+	p.slashLit = "/" + p.lit
 	if rest, ok := strings.CutPrefix(body, "**/"); ok {
 		if p.top, err = compileFnmatch(rest, depth); err != nil {
 			return fnPattern{}, err
@@ -137,6 +173,14 @@ func newFnPattern(src string, depth bool) (fnPattern, error) {
 // match reports whether name (root-relative, no trailing "/") matches the pattern, also at any
 // depth when the pattern is a depth pattern.
 func (p *fnPattern) match(name string) bool {
+	switch p.shape {
+	case shapeExact:
+		return name == p.lit || p.depth && strings.HasSuffix(name, p.slashLit)
+	case shapeSuffix:
+		return strings.HasSuffix(name, p.lit)
+	case shapePrefix:
+		return strings.HasPrefix(name, p.lit) || p.depth && strings.Contains(name, p.slashLit)
+	}
 	return p.re.MatchString(name) || p.top != nil && p.top.MatchString(name)
 }
 
