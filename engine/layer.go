@@ -39,16 +39,34 @@ func hostRoot(cfg *schema.Config, opts Options) (hostReal, given, rel string, er
 	case !filepath.IsAbs(given):
 		given = filepath.Join(hostReal, given)
 	}
+	outside := configError("root_dir: %s is outside the host's root. The host fixed the policy: "+
+		"root_dir may only name a directory inside the host's root (a relative root_dir is taken from it).", pyRepr(cfg.RootDir))
+	// Refuse what is lexically outside before looking at the disk, so the answer tells a client
+	// nothing about what exists outside the host's root.
+	given = filepath.Clean(given)
+	if _, ok := within(hostReal, given); !ok {
+		if _, ok := within(abs, given); !ok {
+			return "", "", "", outside
+		}
+	}
 	real, rerr := filepath.EvalSymlinks(given)
 	if rerr != nil {
 		return "", "", "", configError("root_dir: %s does not exist or cannot be resolved", pyRepr(cfg.RootDir))
 	}
-	rel, rerr = filepath.Rel(hostReal, real)
-	if rerr != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", "", "", configError("root_dir: %s is outside the host's root. The host fixed the policy: "+
-			"root_dir may only name a directory inside the host's root (a relative root_dir is taken from it).", pyRepr(cfg.RootDir))
+	rel, ok := within(hostReal, real)
+	if !ok {
+		return "", "", "", outside
 	}
 	return hostReal, given, rel, nil
+}
+
+// within returns p relative to dir and whether p is dir or below it (both absolute and clean).
+func within(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // openWithin opens the directory rel (host-root-relative, resolved, "." for the root itself)

@@ -72,6 +72,7 @@ func TestHostLayer_Root(t *testing.T) {
 	}{
 		{"", true}, {fx.root, true}, {"sub", true}, {filepath.Join(fx.root, "sub"), true}, {"sub/up", true},
 		{"/", false}, {"..", false}, {fx.outside, false}, {"out", false}, {"sub/../..", false},
+		{filepath.Join(fx.outside, "missing"), false},
 	} {
 		e, err := fx.hostEngine(schema.Config{}, schema.Config{RootDir: c.root})
 		switch {
@@ -83,6 +84,10 @@ func TestHostLayer_Root(t *testing.T) {
 			ee := err.(*Error)
 			if ee.Kind != kindInvalidArguments || !strings.HasPrefix(ee.Msg, "root_dir: ") || strings.Contains(ee.Msg, fx.root) {
 				t.Errorf("root_dir %q: %s %q; want invalid_arguments naming root_dir, not the host root", c.root, ee.Kind, ee.Msg)
+			}
+			// Whether something exists outside the host's root is not the client's business.
+			if !strings.Contains(ee.Msg, "is outside the host's root") {
+				t.Errorf("root_dir %q: %q; want the outside refusal", c.root, ee.Msg)
 			}
 		}
 	}
