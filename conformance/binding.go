@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -115,12 +116,30 @@ func (t *bindingTarget) Name() string { return "binding:" + t.lang }
 // reports the initialize result and tool descriptors as its SDK got them, and sends the plain
 // methods its SDK has a method for (tools/list, schema; the others skip). It sends no raw lines,
 // pipelines nothing and cannot cancel a call.
+//
+// The SDKs start `<binary> serve` with no flags, so a host configuration (host_config) reaches
+// the server through a wrapper script standing in for the binary, which adds --config FILE; that
+// needs a POSIX shell, so Windows skips those vectors.
 func (t *bindingTarget) Capabilities() map[string]bool {
 	return map[string]bool{"change_request_fs": true, "change_request_error": true,
-		"descriptors": true, "methods": true}
+		"descriptors": true, "methods": true, "host_config": runtime.GOOS != "windows"}
 }
 
-func (t *bindingTarget) Open(ctx context.Context) (Session, error) {
+func (t *bindingTarget) Open(ctx context.Context) (Session, error) { return t.open(t.binary) }
+
+// OpenWithConfig starts the adapter with a wrapper, next to configFile, as its binary: the
+// wrapper runs the real binary with the SDK's arguments and --config configFile.
+func (t *bindingTarget) OpenWithConfig(ctx context.Context, configFile string) (Session, error) {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	wrapper := filepath.Join(filepath.Dir(configFile), "fsbox-with-host-config")
+	script := "#!/bin/sh\nexec " + quote(t.binary) + ` "$@" --config ` + quote(configFile) + "\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		return nil, err
+	}
+	return t.open(wrapper)
+}
+
+func (t *bindingTarget) open(binary string) (Session, error) {
 	t.once.Do(func() {
 		if t.prepare != nil {
 			t.prepErr = t.prepare()
@@ -133,7 +152,7 @@ func (t *bindingTarget) Open(ctx context.Context) (Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &adapterSession{p: p, binary: t.binary, lines: make(chan []byte, 1), done: make(chan struct{})}
+	s := &adapterSession{p: p, binary: binary, lines: make(chan []byte, 1), done: make(chan struct{})}
 	go s.readLoop()
 	return s, nil
 }

@@ -153,6 +153,9 @@ type runner struct {
 	bad  []string
 	// events is the events capability the session was opened with.
 	events bool
+	// root is the root_dir of the initialize result when the vector chose the root itself
+	// (config.root_dir); events must carry it. "" means the fixture root, resolved.
+	root string
 }
 
 // failf records a failure; change-request answers call it from the connection's goroutines.
@@ -244,6 +247,7 @@ func (r *runner) missingCaps() []string {
 	if r.v.Handshake == "manual" {
 		need["raw_wire"] = true
 	}
+	need["host_config"] = r.v.HostConfig != nil
 	entry := func(e Entry) {
 		need["fifo"] = need["fifo"] || e.FIFO
 		need["symlinks"] = need["symlinks"] || e.Symlink != nil
@@ -290,7 +294,16 @@ func (r *runner) missingCaps() []string {
 func (r *runner) body(ctx context.Context) string {
 	vctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	sess, err := r.o.Target.Open(vctx)
+	var sess Session
+	var err error
+	if r.v.HostConfig != nil {
+		var file string
+		if file, err = r.writeHostConfig(); err == nil {
+			sess, err = r.o.Target.(hostConfigurable).OpenWithConfig(vctx, file)
+		}
+	} else {
+		sess, err = r.o.Target.Open(vctx)
+	}
 	if err != nil {
 		r.failf("opening a session: %v", err)
 		return ""
@@ -319,6 +332,21 @@ func (r *runner) body(ctx context.Context) string {
 		r.addFailures(r.fx.Check(r.v.After)...)
 	}
 	return ""
+}
+
+// writeHostConfig writes the vector's host_config over {root_dir: <fixture root>} as JSON into
+// the fixture's base directory (outside both trees) and returns the file's path.
+func (r *runner) writeHostConfig() (string, error) {
+	cfg := map[string]any{"root_dir": r.fx.RootArg}
+	for k, val := range r.v.HostConfig {
+		cfg[k] = r.fx.ExpandAll(val)
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(r.fx.Base, "host-config.json")
+	return file, os.WriteFile(file, b, 0o644)
 }
 
 // initialize opens the session; it reports whether the steps can run, and a skip reason when the
@@ -352,6 +380,9 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 			}
 		}
 		m["tool_names"] = toolNames(m["tools"])
+		if overridesRoot && rpcErr == nil {
+			r.root = asString(m["root_dir"])
+		}
 		if !overridesRoot && rpcErr == nil {
 			real, _ := filepath.EvalSymlinks(r.fx.Root)
 			if got := asString(m["root_dir"]); got != real {
@@ -644,6 +675,9 @@ func (r *runner) checkErrorShape(label string, e map[string]any) {
 // checkEvents holds events to section 7: the bundle's shape, the resolved root, root-relative paths.
 func (r *runner) checkEvents(label string, evs []any) {
 	real, _ := filepath.EvalSymlinks(r.fx.Root)
+	if r.root != "" {
+		real = r.root
+	}
 	for i, e := range evs {
 		m, _ := e.(map[string]any)
 		kind := asString(m["kind"])

@@ -59,6 +59,12 @@ type Target interface {
 	Open(ctx context.Context) (Session, error)
 }
 
+// hostConfigurable is a target that can start a server the way `fsbox serve --config FILE`
+// starts it, for vectors with host_config; it offers the capability host_config.
+type hostConfigurable interface {
+	OpenWithConfig(ctx context.Context, configFile string) (Session, error)
+}
+
 // wireCaps are the capabilities of every target spoken to on the raw protocol.
 var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": true,
 	"change_request_fs": true, "change_request_error": true, "descriptors": true, "cancel": true}
@@ -66,23 +72,59 @@ var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": 
 // DialFunc connects to a fresh server session, e.g. one in the same process.
 type DialFunc func(ctx context.Context) (io.ReadWriteCloser, error)
 
+// ConfigDialFunc connects to a fresh server session whose host configuration is the file
+// configFile (JSON), as `fsbox serve --config configFile` would run it.
+type ConfigDialFunc func(ctx context.Context, configFile string) (io.ReadWriteCloser, error)
+
 type dialTarget struct {
-	name string
-	dial DialFunc
+	name       string
+	dial       DialFunc
+	withConfig ConfigDialFunc
 }
 
 // DialTarget grades a server reached through dial: the inproc target is built this way from
 // outside this package, so the suite never imports the engine it grades.
-func DialTarget(name string, dial DialFunc) Target { return &dialTarget{name, dial} }
+func DialTarget(name string, dial DialFunc) Target { return &dialTarget{name: name, dial: dial} }
 
-func (t *dialTarget) Name() string                  { return t.name }
-func (t *dialTarget) Capabilities() map[string]bool { return wireCaps }
+// DialTargetWithConfig is DialTarget for a server that can also be started with a host
+// configuration (withConfig), so vectors with host_config run too.
+func DialTargetWithConfig(name string, dial DialFunc, withConfig ConfigDialFunc) Target {
+	return &dialTarget{name: name, dial: dial, withConfig: withConfig}
+}
+
+func (t *dialTarget) Name() string { return t.name }
+func (t *dialTarget) Capabilities() map[string]bool {
+	if t.withConfig == nil {
+		return wireCaps
+	}
+	return withCap(wireCaps, "host_config")
+}
 func (t *dialTarget) Open(ctx context.Context) (Session, error) {
 	rwc, err := t.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return &wireSession{c: newWireConn(rwc, rwc, rwc.Close)}, nil
+}
+
+func (t *dialTarget) OpenWithConfig(ctx context.Context, configFile string) (Session, error) {
+	if t.withConfig == nil {
+		return nil, errors.New("this target cannot start a server with a host configuration")
+	}
+	rwc, err := t.withConfig(ctx, configFile)
+	if err != nil {
+		return nil, err
+	}
+	return &wireSession{c: newWireConn(rwc, rwc, rwc.Close)}, nil
+}
+
+// withCap returns caps with one more capability.
+func withCap(caps map[string]bool, c string) map[string]bool {
+	out := map[string]bool{c: true}
+	for k, v := range caps {
+		out[k] = v
+	}
+	return out
 }
 
 type serverTarget struct {
@@ -100,10 +142,22 @@ func ServerTarget(cmdline string) (Target, error) {
 	return &serverTarget{cmdline, argv}, nil
 }
 
-func (t *serverTarget) Name() string                  { return "server:" + t.cmdline }
-func (t *serverTarget) Capabilities() map[string]bool { return wireCaps }
+func (t *serverTarget) Name() string { return "server:" + t.cmdline }
+
+// Capabilities: a server target can be given a host configuration by appending
+// "--config FILE" to its command line, as fsbox serve takes it (host_config); a server that
+// takes its configuration otherwise fails those vectors (filter them out with --filter).
+func (t *serverTarget) Capabilities() map[string]bool { return withCap(wireCaps, "host_config") }
 func (t *serverTarget) Open(ctx context.Context) (Session, error) {
-	p, err := startProcess(t.argv, "")
+	return t.start(t.argv)
+}
+
+func (t *serverTarget) OpenWithConfig(ctx context.Context, configFile string) (Session, error) {
+	return t.start(append(append([]string{}, t.argv...), "--config", configFile))
+}
+
+func (t *serverTarget) start(argv []string) (Session, error) {
+	p, err := startProcess(argv, "")
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +239,9 @@ func (b *capBuffer) String() string {
 type TargetOptions struct {
 	// Inproc dials the engine in-process; nil makes "inproc" unavailable.
 	Inproc DialFunc
+	// InprocConfig dials it with a host configuration file (vectors with host_config); nil
+	// skips those vectors on inproc.
+	InprocConfig ConfigDialFunc
 	// RepoDir is the fsbox checkout holding the adapters and SDKs (binding targets).
 	RepoDir string
 	// Binary is the fsbox executable the adapters start (binding targets).
@@ -198,7 +255,7 @@ func ParseTarget(spec string, o TargetOptions) (Target, error) {
 		if o.Inproc == nil {
 			return nil, errors.New("the inproc target is not available in this build")
 		}
-		return DialTarget("inproc", o.Inproc), nil
+		return DialTargetWithConfig("inproc", o.Inproc, o.InprocConfig), nil
 	case strings.HasPrefix(spec, "server:"):
 		return ServerTarget(strings.TrimPrefix(spec, "server:"))
 	case strings.HasPrefix(spec, "binding:"):

@@ -32,6 +32,11 @@ type Vector struct {
 	Outside []Entry `json:"outside,omitempty"`
 	// Config is merged over {root_dir: <fixture root>} in initialize.
 	Config map[string]any `json:"config,omitempty"`
+	// HostConfig, when set, is the host's configuration: the runner writes it, over
+	// {root_dir: <fixture root>}, to a JSON file and starts the server as `serve --config FILE`
+	// would be, so the host fixed the policy and Config may only narrow it. It needs the target
+	// capability host_config.
+	HostConfig map[string]any `json:"host_config,omitempty"`
 	// Events asks for event notifications (default true).
 	Events *bool `json:"events,omitempty"`
 	// ChangeRequests offers the change_requests capability.

@@ -17,19 +17,59 @@ import (
 //   - everything else is literal (no "\" escapes, no "{a,b}");
 //   - a pattern starting with "**/" is also tried without that prefix, so "**/secrets*" matches a
 //     top-level "secrets.yaml";
+//   - a pattern starting with "!" is an exception (see patternList.first), not a match;
 //   - matching is case-sensitive and against the whole name.
 //
 // doublestar has a different dialect ("*" stops at "/"), which is why this is translated by hand.
 type fnPattern struct {
-	src   string
-	re    *regexp.Regexp
-	top   *regexp.Regexp // the pattern without its leading "**/", or nil
-	depth bool           // also match every trailing sub-path (the default protected patterns)
+	src    string
+	re     *regexp.Regexp
+	top    *regexp.Regexp // the pattern without its leading "**/", or nil
+	except bool           // an exception ("!…"): names it matches are not matched by the list
+	// Most patterns (every default one but **/secrets*) are a literal, "*literal" or
+	// "literal*"; those are matched with string operations, equivalent to re (FuzzFnmatch), since
+	// walkers match every entry against every pattern.
+	shape    shape
+	lit      string
+	slashLit string // "/" + lit
+	depth    bool
 }
 
-// compileFnmatch translates an fnmatch pattern to an anchored regexp.
-func compileFnmatch(pat string) (*regexp.Regexp, error) {
-	return regexp.Compile(translateFnmatch(pat))
+// shape is the form of a pattern that string operations can match.
+type shape int
+
+const (
+	shapeRegexp shape = iota // anything else: use re (and top)
+	shapeExact               // "lit"
+	shapeSuffix              // "*lit"
+	shapePrefix              // "lit*"
+)
+
+// shapeOf classifies a pattern body; lit is its literal part.
+func shapeOf(body string) (shape, string) {
+	if strings.HasPrefix(body, "**/") {
+		return shapeRegexp, ""
+	}
+	meta := func(s string) bool { return strings.ContainsAny(s, "*?[") }
+	switch {
+	case !meta(body):
+		return shapeExact, body
+	case strings.HasPrefix(body, "*") && !meta(strings.TrimLeft(body, "*")):
+		return shapeSuffix, strings.TrimLeft(body, "*")
+	case strings.HasSuffix(body, "*") && !meta(strings.TrimRight(body, "*")):
+		return shapePrefix, strings.TrimRight(body, "*")
+	}
+	return shapeRegexp, ""
+}
+
+// compileFnmatch translates an fnmatch pattern to an anchored regexp; with depth it also matches
+// every trailing sub-path of a name (what follows any "/").
+func compileFnmatch(pat string, depth bool) (*regexp.Regexp, error) {
+	src := translateFnmatch(pat)
+	if depth {
+		src = `(?s)^(?:.*/)?` + strings.TrimPrefix(src, `(?s)^`)
+	}
+	return regexp.Compile(src)
 }
 
 // translateFnmatch returns the RE2 source matching what fnmatch.fnmatchcase(name, pat) matches.
@@ -111,15 +151,19 @@ func classRune(r rune) string {
 	return string(r)
 }
 
-// newFnPattern compiles src; depth makes it bite at any depth (see accessPolicy).
+// newFnPattern compiles src; depth makes it bite at any depth (see accessPolicy). A leading "!"
+// makes it an exception.
 func newFnPattern(src string, depth bool) (fnPattern, error) {
-	re, err := compileFnmatch(src)
+	body, except := strings.CutPrefix(src, "!")
+	re, err := compileFnmatch(body, depth)
 	if err != nil {
 		return fnPattern{}, err
 	}
-	p := fnPattern{src: src, re: re, depth: depth}
-	if rest, ok := strings.CutPrefix(src, "**/"); ok {
-		if p.top, err = compileFnmatch(rest); err != nil {
+	p := fnPattern{src: src, re: re, except: except, depth: depth}
+	p.shape, p.lit = shapeOf(body)
+	p.slashLit = "/" + p.lit
+	if rest, ok := strings.CutPrefix(body, "**/"); ok {
+		if p.top, err = compileFnmatch(rest, depth); err != nil {
 			return fnPattern{}, err
 		}
 	}
@@ -129,36 +173,55 @@ func newFnPattern(src string, depth bool) (fnPattern, error) {
 // match reports whether name (root-relative, no trailing "/") matches the pattern, also at any
 // depth when the pattern is a depth pattern.
 func (p *fnPattern) match(name string) bool {
-	if p.matchOne(name) {
-		return true
+	switch p.shape {
+	case shapeExact:
+		return name == p.lit || p.depth && strings.HasSuffix(name, p.slashLit)
+	case shapeSuffix:
+		return strings.HasSuffix(name, p.lit)
+	case shapePrefix:
+		return strings.HasPrefix(name, p.lit) || p.depth && strings.Contains(name, p.slashLit)
 	}
-	if p.depth {
-		for i := 0; i < len(name); i++ {
-			if name[i] == '/' && p.matchOne(name[i+1:]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (p *fnPattern) matchOne(name string) bool {
 	return p.re.MatchString(name) || p.top != nil && p.top.MatchString(name)
 }
 
 // patternList is an ordered list of patterns; the first match is the one messages name.
 type patternList []fnPattern
 
-// first returns the first pattern matching any of names.
+// first returns the first pattern matching one of names that no exception of the list matches.
+// An exception thus clears a name, not a path: with ".ssh" and "!.ssh/known_hosts" listed,
+// ".ssh/known_hosts" is still matched through its ancestor ".ssh".
 func (l patternList) first(names []string) (string, bool) {
 	for i := range l {
+		if l[i].except {
+			continue
+		}
 		for _, n := range names {
-			if l[i].match(n) {
+			if l[i].match(n) && !l.excepted(n) {
 				return l[i].src, true
 			}
 		}
 	}
 	return "", false
+}
+
+// excepted reports whether an exception of the list matches name.
+func (l patternList) excepted(name string) bool {
+	for i := range l {
+		if l[i].except && l[i].match(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchers reports whether the list has a pattern that can match (an exception alone cannot).
+func (l patternList) matchers() bool {
+	for i := range l {
+		if !l[i].except {
+			return true
+		}
+	}
+	return false
 }
 
 // permRule is a compiled config.permissions entry.
@@ -193,11 +256,14 @@ func (r *permRule) matches(rel string) bool {
 //  2. Protected (writes only): the first protected pattern matching the resolved path, the
 //     spelling (lexical path), or any ancestor directory of either refuses the write (protected).
 //     The default protected patterns (used when config.protected_patterns is omitted) also match
-//     every trailing sub-path of those names, so they bite at any depth: "apps/api/.env",
-//     "sub/.git/config" and "config/secrets.yaml" are protected, "apps/env.example" and
+//     every trailing sub-path of those names, so they bite at any depth: "apps/.envrc",
+//     "sub/.git/hooks/pre-commit" and "config/secrets.yaml" are protected, "apps/envrc" and
 //     "docs/git/config.md" are not.
 //  3. Denied (reads and writes; the only pattern gate of a walk root): the same names against
-//     denied_patterns refuse the access (denied).
+//     denied_patterns refuse the access (denied). The defaults (schema.DefaultDeniedPatterns, used
+//     when config.denied_patterns is omitted) bite at any depth like the default protected ones:
+//     "apps/api/.env", "home/.ssh/config" and "certs/server.pem" are denied,
+//     "apps/api/.env.example" is not.
 //  4. Allowed (reads and writes, not walk roots): when allowed_patterns is non-empty, both the
 //     resolved path and the spelling must match one of them (not_allowed). Ancestors do not count.
 //  5. Permission rules: the first rule whose operations include the access and one of whose
@@ -205,17 +271,29 @@ func (r *permRule) matches(rel string) bool {
 //     checks, deny refuses (permission_denied), interrupt (writes only) asks the client through a
 //     change request with reason "permission_rule". No matching rule allows.
 //
+// In every list an entry "!pattern" is an exception: a name it matches is not matched by that
+// list (patternList.first).
+//
 // Walkers gate their root with 1, 3 and 5 and filter every entry (resolved through its
 // symlinks) with 1, 3, 4 and 5 (canRead), so a listing never shows what read_file would refuse.
+//
+// An engine has one policy per layer (Engine.policies): the session's configuration, and below
+// it, when the host fixed the policy, the host's (see Options.Host). Every layer must allow an
+// access; a layer whose rules say interrupt makes the write ask. A layer matches its patterns
+// and rules against paths relative to its own root (prefix), so a client that narrowed the root
+// cannot step out of a host pattern by renaming the paths it matches.
 type accessPolicy struct {
 	allowed, denied, protected patternList
 	rules                      []permRule
+	// prefix is the session root relative to this layer's root ("" when they are the same).
+	prefix string
 }
 
 // newAccessPolicy compiles the pattern lists and permission rules of cfg; an invalid entry is a
-// configuration error naming the field.
-func newAccessPolicy(cfg *schema.Config) (*accessPolicy, *Error) {
-	p := &accessPolicy{}
+// configuration error naming the field. With defaults, an omitted denied or protected list is
+// the default one; without (a session layered over the host's policy), it is empty.
+func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessPolicy, *Error) {
+	p := &accessPolicy{prefix: prefix}
 	compile := func(field string, srcs []string, depth bool) (patternList, *Error) {
 		var out patternList
 		for i, s := range srcs {
@@ -231,16 +309,24 @@ func newAccessPolicy(cfg *schema.Config) (*accessPolicy, *Error) {
 	if p.allowed, err = compile("allowed_patterns", cfg.AllowedPatterns, false); err != nil {
 		return nil, err
 	}
-	if p.denied, err = compile("denied_patterns", cfg.DeniedPatterns, false); err != nil {
-		return nil, err
-	}
-	if cfg.ProtectedPatterns == nil {
-		p.protected, err = compile("protected_patterns", schema.DefaultProtectedPatterns, true)
-	} else {
-		p.protected, err = compile("protected_patterns", *cfg.ProtectedPatterns, false)
-	}
-	if err != nil {
-		return nil, err
+	for _, l := range []struct {
+		field string
+		dst   *patternList
+		set   *[]string
+		def   []string
+	}{
+		{"denied_patterns", &p.denied, cfg.DeniedPatterns, schema.DefaultDeniedPatterns},
+		{"protected_patterns", &p.protected, cfg.ProtectedPatterns, schema.DefaultProtectedPatterns},
+	} {
+		switch {
+		case l.set != nil:
+			*l.dst, err = compile(l.field, *l.set, false)
+		case defaults:
+			*l.dst, err = compile(l.field, l.def, true)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	for i, r := range cfg.Permissions {
 		pr := permRule{index: i, mode: r.Mode, src: r}
@@ -297,12 +383,12 @@ const (
 	accessWalkRoot               // the root of a walk: containment, denied, permission rules
 )
 
-// names returns the names patterns are matched against for r: the resolved path and the
-// spelling, deduplicated, optionally with every ancestor of each.
-func (r *resolved) names(withAncestors bool) []string {
-	out := []string{r.rel}
+// names returns the names the layer p matches r against: the resolved path and the spelling,
+// deduplicated and relative to p's root, optionally with every ancestor of each.
+func (p *accessPolicy) names(r *resolved, withAncestors bool) []string {
+	out := []string{p.frame(r.rel)}
 	if r.lexical != "" && r.lexical != r.rel {
-		out = append(out, r.lexical)
+		out = append(out, p.frame(r.lexical))
 	}
 	if withAncestors {
 		base := out
@@ -314,11 +400,37 @@ func (r *resolved) names(withAncestors bool) []string {
 	return out
 }
 
-// check applies the accessPolicy rules to r. For writes it returns the interrupt rule that
-// matched, if any; the caller must then announce the change with reason "permission_rule".
+// frame turns a session-root-relative name into one relative to the layer's root.
+func (p *accessPolicy) frame(rel string) string {
+	switch {
+	case p.prefix == "":
+		return rel
+	case rel == ".":
+		return p.prefix
+	}
+	return p.prefix + "/" + rel
+}
+
+// check applies the accessPolicy rules of every layer to r. For writes it returns the interrupt
+// rule that matched, if any; the caller must then announce the change with reason
+// "permission_rule".
 func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule, *Error) {
-	p := e.policy
-	withAnc := r.names(true)
+	var interrupt *schema.PermissionRule
+	for _, p := range e.policies {
+		rule, err := p.check(op, r, a)
+		if err != nil {
+			return nil, err
+		}
+		if interrupt == nil {
+			interrupt = rule
+		}
+	}
+	return interrupt, nil
+}
+
+// check applies one layer's rules to r.
+func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.PermissionRule, *Error) {
+	withAnc := p.names(r, true)
 	if a == accessWrite {
 		if pat, ok := p.protected.first(withAnc); ok {
 			return nil, errorf(op, r.rel, kindProtected, "Path '%s' is protected (matches '%s').", r.rel, pat)
@@ -328,7 +440,7 @@ func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule
 		return nil, errorf(op, r.rel, kindDenied, "Path '%s' is denied by pattern '%s'.", r.rel, pat)
 	}
 	if a != accessWalkRoot && len(p.allowed) > 0 {
-		for _, n := range r.names(false) {
+		for _, n := range p.names(r, false) {
 			if _, ok := p.allowed.first([]string{n}); !ok {
 				return nil, errorf(op, r.rel, kindNotAllowed, "Path '%s' does not match any allowed pattern.", r.rel)
 			}
@@ -340,7 +452,7 @@ func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule
 			continue
 		}
 		hit := false
-		for _, n := range r.names(false) {
+		for _, n := range p.names(r, false) {
 			if rule.matches(n) {
 				hit = true
 				break

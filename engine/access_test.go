@@ -73,39 +73,63 @@ func TestAccessPatterns(t *testing.T) {
 		"apps/env.example: x\n", "apps/api/prod.env: x\n", "docs/git/config.md: x\n",
 		"envlink => .env", "private/secret.txt: x\n", "config/secret.txt: x\n",
 		"alias.txt => creds.secret", "creds.secret: x\n", "pdir => private",
+		".env.example: x\n", "apps/.env.sample: x\n", ".envrc: x\n", "apps/.envrc: x\n",
+		"home/.ssh/id_ed25519: x\n", "home/.ssh/known_hosts: x\n", "deep/a/b/id_rsa: x\n", "deep/a/b/id_rsa.pub: x\n",
+		".git/hooks/pre-commit: x\n", ".husky/pre-commit: x\n", ".docker/config.json: x\n", ".docker/daemon.json: x\n",
+		".git-credentials: x\n", ".aws/credentials: x\n", "certs/server.crt: x\n", "my.env.example.txt: x\n",
 	)
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"private", "config/secret.txt", "*.secret"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private", "config/secret.txt", "*.secret"}})
+	d := fx.engine(schema.Config{})
 	cases := []struct {
+		e         *Engine
 		path      string
 		read      schema.ErrorKind // "" = allowed
 		write     schema.ErrorKind
 		rulesCite string
 	}{
-		{".env", "", "protected", "2: default"},
-		{"apps/api/.env", "", "protected", "2: defaults bite at any depth"},
-		{"apps/.env.local", "", "protected", "2"},
-		{"sub/.git/config", "", "protected", "2"},
-		{".git/config", "", "protected", "2"},
-		{"certs/server.pem", "", "protected", "2"},
-		{"config/deploy.key", "", "protected", "2"},
-		{"config/secrets.yaml", "", "protected", "2"},
-		{"secrets.yaml", "", "protected", "2: **/ at the top"},
-		{"apps/env.example", "", "", "2: lookalike"},
-		{"apps/api/prod.env", "", "", "2: lookalike"},
-		{"docs/git/config.md", "", "", "2: lookalike"},
-		{"envlink", "", "protected", "2: resolved path"},
-		{"private/secret.txt", "denied", "denied", "3: ancestor"},
-		{"pdir/secret.txt", "denied", "denied", "3: ancestor of the resolved path"},
-		{"config/./secret.txt", "denied", "denied", "3: cleaned spelling"},
-		{"alias.txt", "denied", "denied", "3: resolved target"},
-		{"creds.secret", "denied", "denied", "3"},
+		{d, ".env", "denied", "denied", "3: default"},
+		{d, "apps/api/.env", "denied", "denied", "3: defaults bite at any depth"},
+		{d, "apps/.env.local", "denied", "denied", "3"},
+		{d, ".env.example", "", "", "3: an exception of the defaults"},
+		{d, "apps/.env.sample", "", "", "3: exceptions bite at any depth"},
+		{d, "my.env.example.txt", "", "", "3: lookalike"},
+		{d, "sub/.git/config", "denied", "protected", "2 before 3"},
+		{d, ".git/config", "denied", "protected", "2 before 3"},
+		{d, ".git/hooks/pre-commit", "", "protected", "2"},
+		{d, ".husky/pre-commit", "", "protected", "2: below a protected directory"},
+		{d, ".envrc", "", "protected", "2"},
+		{d, "apps/.envrc", "", "protected", "2: at depth"},
+		{d, "certs/server.pem", "denied", "denied", "3"},
+		{d, "certs/server.crt", "", "", "3: certificates in other formats stay readable"},
+		{d, "config/deploy.key", "denied", "denied", "3"},
+		{d, "home/.ssh/id_ed25519", "denied", "denied", "3"},
+		{d, "home/.ssh/known_hosts", "denied", "denied", "3: below a denied directory"},
+		{d, "deep/a/b/id_rsa", "denied", "denied", "3: at depth"},
+		{d, "deep/a/b/id_rsa.pub", "", "", "3: a public key"},
+		{d, ".docker/config.json", "denied", "denied", "3"},
+		{d, ".docker/daemon.json", "", "", "3: only the credential file of .docker"},
+		{d, ".git-credentials", "denied", "denied", "3"},
+		{d, ".aws/credentials", "denied", "denied", "3"},
+		{d, "envlink", "denied", "denied", "3: resolved path"},
+		{d, "config/secrets.yaml", "", "protected", "2"},
+		{d, "secrets.yaml", "", "protected", "2: **/ at the top"},
+		{d, "apps/env.example", "", "", "2: lookalike"},
+		{d, "apps/api/prod.env", "", "", "2: lookalike"},
+		{d, "docs/git/config.md", "", "", "2: lookalike"},
+		// A configured denied list replaces the defaults.
+		{e, ".env", "", "", "3: configured list"},
+		{e, "private/secret.txt", "denied", "denied", "3: ancestor"},
+		{e, "pdir/secret.txt", "denied", "denied", "3: ancestor of the resolved path"},
+		{e, "config/./secret.txt", "denied", "denied", "3: cleaned spelling"},
+		{e, "alias.txt", "denied", "denied", "3: resolved target"},
+		{e, "creds.secret", "denied", "denied", "3"},
 	}
 	for _, c := range cases {
 		for _, a := range []struct {
 			acc  access
 			want schema.ErrorKind
 		}{{accessRead, c.read}, {accessWrite, c.write}} {
-			_, _, err := e.resolveFor("test", c.path, a.acc)
+			_, _, err := c.e.resolveFor("test", c.path, a.acc)
 			switch {
 			case a.want == "" && err != nil:
 				t.Errorf("%s access %d = %s (%s); want allowed (rule %s)", c.path, a.acc, err.Kind, err.Msg, c.rulesCite)
@@ -115,7 +139,7 @@ func TestAccessPatterns(t *testing.T) {
 		}
 	}
 	// A walk root is gated by denied patterns only (rule 3), never by allowed patterns (rule 4).
-	e2 := fx.engine(schema.Config{AllowedPatterns: []string{"*.yaml"}, DeniedPatterns: []string{"private"}})
+	e2 := fx.engine(schema.Config{AllowedPatterns: []string{"*.yaml"}, DeniedPatterns: &[]string{"private"}})
 	if _, _, err := e2.resolveFor("test", ".", accessWalkRoot); err != nil {
 		t.Errorf("walk root . = %v; want allowed", err)
 	}
@@ -130,14 +154,27 @@ func TestAccessPatterns(t *testing.T) {
 	if _, _, err := e2.resolveFor("test", "ok.yaml", accessRead); err == nil || err.Kind != "not_allowed" {
 		t.Errorf("allowed alias of a not-allowed file = %v; want not_allowed", err)
 	}
-	// An explicitly empty protected list disables protection; explicit patterns do not bite at depth.
-	e3 := fx.engine(schema.Config{ProtectedPatterns: &[]string{}})
-	if _, _, err := e3.resolveFor("test", ".env", accessWrite); err != nil {
-		t.Errorf("empty protected list: %v", err)
+	// Explicitly empty lists switch the defaults off; explicit patterns do not bite at depth.
+	e3 := fx.engine(schema.Config{ProtectedPatterns: &[]string{}, DeniedPatterns: &[]string{}})
+	for _, p := range []string{".env", ".envrc", "home/.ssh/id_ed25519", ".git/config"} {
+		if _, _, err := e3.resolveFor("test", p, accessWrite); err != nil {
+			t.Errorf("empty lists: write %s: %v", p, err)
+		}
 	}
-	e4 := fx.engine(schema.Config{ProtectedPatterns: &[]string{".env"}})
+	e4 := fx.engine(schema.Config{ProtectedPatterns: &[]string{".env"}, DeniedPatterns: &[]string{}})
 	if _, _, err := e4.resolveFor("test", "apps/api/.env", accessWrite); err != nil {
 		t.Errorf("explicit .env at depth: %v; want writable", err)
+	}
+	// An exception clears the names it matches, not what is below a matched directory.
+	e5 := fx.engine(schema.Config{DeniedPatterns: &[]string{"*.txt", "!config/*", "home", "!home/.ssh/known_hosts"}})
+	for _, c := range []struct {
+		path string
+		want schema.ErrorKind
+	}{{"private/secret.txt", "denied"}, {"config/secret.txt", ""}, {"home/.ssh/known_hosts", "denied"}, {"apps/env.example", ""}} {
+		_, _, err := e5.resolveFor("test", c.path, accessRead)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || err.Kind != c.want) {
+			t.Errorf("exceptions: read %s = %v; want %q", c.path, err, c.want)
+		}
 	}
 }
 

@@ -194,7 +194,7 @@ func TestChangeRequest_DirectoryAppearedMeanwhile(t *testing.T) {
 
 func TestChangeRequest_NoRequestForRefusedChanges(t *testing.T) {
 	fx := makeFixture(t, "file.txt: x\n", "target.txt: old\n")
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"denied*"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"denied*"}})
 	calls := []struct {
 		tool string
 		args map[string]any

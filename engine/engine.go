@@ -25,7 +25,7 @@ type Engine struct {
 	tools        []string   // enabled tools in schema.Tools order
 	enabled      map[string]bool
 	hashes       bool
-	policy       *accessPolicy
+	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
 
 	maxReadLines     int
 	maxReadChars     int
@@ -40,6 +40,16 @@ type Engine struct {
 type Options struct {
 	// DefaultRoot is the root used when Config.RootDir is empty; "." when both are empty.
 	DefaultRoot string
+	// Host is the configuration of a host that fixed the policy (server.Options.FixedPolicy):
+	// the session's configuration then only narrows it. The session root (Config.RootDir, taken
+	// from the host's root when relative; the host's root when empty) must lie inside the host's
+	// root (Host.RootDir, else DefaultRoot, else ".") and is opened through it one component at a
+	// time, so no symlink can place it outside. The host's patterns and permission rules stay in
+	// force as a layer of their own, matched against paths relative to the host's root; the
+	// session's patterns and rules form a second layer, in which an omitted list adds nothing.
+	// Every layer must allow an access. Host's limits, tools and flags are not read here: the
+	// server narrows them into Config before calling New.
+	Host *schema.Config
 }
 
 // New resolves the root (cfg.RootDir, else opts.DefaultRoot, else "."), opens it, and validates
@@ -53,6 +63,13 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	}
 	if given == "" {
 		given = "."
+	}
+	var hostReal, hostRel string
+	if opts.Host != nil {
+		var herr *Error
+		if hostReal, given, hostRel, herr = hostRoot(&cfg, opts); herr != nil {
+			return nil, herr
+		}
 	}
 	abs, err := filepath.Abs(given)
 	if err != nil {
@@ -77,11 +94,26 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
-	var perr *Error
-	if e.policy, perr = newAccessPolicy(&cfg); perr != nil {
+	session, perr := newAccessPolicy(&cfg, opts.Host == nil, "")
+	if perr != nil {
 		return nil, perr
 	}
-	if e.root, err = os.OpenRoot(real); err != nil {
+	e.policies = []*accessPolicy{session}
+	if opts.Host != nil {
+		prefix := filepath.ToSlash(hostRel)
+		if prefix == "." {
+			prefix = ""
+		}
+		host, perr := newAccessPolicy(opts.Host, true, prefix)
+		if perr != nil {
+			return nil, perr
+		}
+		e.policies = []*accessPolicy{host, session}
+		e.root, err = openWithin(hostReal, hostRel)
+	} else {
+		e.root, err = os.OpenRoot(real)
+	}
+	if err != nil {
 		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
 	}
 	e.cwd = "."

@@ -181,5 +181,5 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // denied reports whether a denied pattern matches a directory.
 func (w *walkFS) denied(real, name string) bool {
-	return len(w.e.policy.denied) > 0 && w.e.walkDenied(real, name)
+	return w.e.denies() && w.e.walkDenied(real, name)
 }

@@ -28,7 +28,8 @@ func TestFindFiles_Patterns(t *testing.T) {
 		{map[string]any{"pattern": "**/*.yml"}, "No matches found."},
 		{map[string]any{"pattern": ".github/**/*.yml"}, ".github/workflows/ci.yml"},
 		{map[string]any{"pattern": "**/*.txt", "path": ".github"}, ".github/workflows/ci.txt"},
-		{map[string]any{"pattern": "**/.env"}, ".env\nsub/.env"},
+		{map[string]any{"pattern": "**/.env"}, "No matches found."}, // denied by default
+		{map[string]any{"pattern": "**/.env", "path": "sub"}, "No matches found."},
 		{map[string]any{"pattern": "**/*.go"}, "src/a/deep.go\nsrc/b.go"},
 		// The search path is not a match of its own "**".
 		{map[string]any{"pattern": "**", "path": "src"}, "src/a/\nsrc/a/deep.go\nsrc/b.go"},
@@ -103,7 +104,7 @@ func TestFindFiles_Symlinks(t *testing.T) {
 		"creds.secret: x",
 		"alias.txt => creds.secret",
 	)
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"*.secret"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"*.secret"}})
 	got := callText(t, e, "find_files", map[string]any{"pattern": "**"})
 	for _, want := range []string{"subdir/nested.py", "inner_dir/", "loop/"} {
 		if !strings.Contains(got+"\n", want+"\n") {
@@ -132,7 +133,7 @@ func TestFindFiles_Symlinks(t *testing.T) {
 
 func TestFindFiles_Patterns_DeniedAndAllowed(t *testing.T) {
 	fx := makeFixture(t, "keep.py", "skip.md", "sub/x.py", "private/secret.txt")
-	e := fx.engine(schema.Config{AllowedPatterns: []string{"*.py"}, DeniedPatterns: []string{"private"}})
+	e := fx.engine(schema.Config{AllowedPatterns: []string{"*.py"}, DeniedPatterns: &[]string{"private"}})
 	if got := callText(t, e, "find_files", map[string]any{"pattern": "**"}); got != "keep.py\nsub/x.py" {
 		t.Errorf("find ** = %q", got)
 	}

@@ -80,12 +80,25 @@ func FuzzFnmatch(f *testing.F) {
 		if len(pat) > 64 {
 			return
 		}
-		p, err := newFnPattern(pat, true)
+		p, err := newFnPattern(pat, false)
 		if err != nil {
 			t.Fatalf("newFnPattern(%q): %v (regexp %s)", pat, err, translateFnmatch(pat))
 		}
-		got := p.matchOne(name)
-		if strings.ContainsRune(pat, '[') || strings.HasPrefix(pat, "**/") || !utf8.ValidString(pat) || !utf8.ValidString(name) {
+		d, err := newFnPattern(pat, true)
+		if err != nil {
+			t.Fatalf("newFnPattern(%q, depth): %v", pat, err)
+		}
+		got := p.match(name)
+		// A depth pattern matches exactly when the plain one matches the name or what follows one
+		// of its slashes.
+		wantDepth := got
+		for i := 0; i < len(name) && !wantDepth; i++ {
+			wantDepth = name[i] == '/' && p.match(name[i+1:])
+		}
+		if d.match(name) != wantDepth {
+			t.Fatalf("depth match(%q, %q) = %v, want %v", pat, name, !wantDepth, wantDepth)
+		}
+		if strings.HasPrefix(pat, "!") || strings.ContainsRune(pat, '[') || strings.HasPrefix(pat, "**/") || !utf8.ValidString(pat) || !utf8.ValidString(name) {
 			return
 		}
 		if want := fnmatchRef([]rune(pat), []rune(name)); got != want {

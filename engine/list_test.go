@@ -40,7 +40,7 @@ func TestListDirectory_Cap(t *testing.T) {
 func TestListDirectory_Errors(t *testing.T) {
 	fx := makeFixture(t, seedTree...)
 	fx.add("escape => $OUTSIDE", "loop => loop")
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"src"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"src"}})
 	for _, tc := range []struct {
 		path string
 		kind schema.ErrorKind
@@ -81,7 +81,7 @@ func TestListDirectory_Symlinks(t *testing.T) {
 		"alias.txt => creds.secret",
 		"dot_alias => .env",
 	)
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"*.secret"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"*.secret"}})
 	got := callText(t, e, "list_directory", map[string]any{"path": "."})
 	for _, want := range []string{"inner_link.txt  (14 bytes)", "inner_dir/", "abs_link.txt  (30 bytes)", "dot_alias  (8 bytes)"} {
 		if !strings.Contains(got, want+"\n") {

@@ -53,7 +53,7 @@ func TestSearchFiles_Cap(t *testing.T) {
 
 func TestSearchFiles_Errors(t *testing.T) {
 	fx := makeFixture(t, seedTree...)
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"src"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"src"}})
 	for _, tc := range []struct {
 		args map[string]any
 		kind schema.ErrorKind
@@ -126,7 +126,7 @@ func TestSearchFiles_Symlinks(t *testing.T) {
 		"secret_alias.txt => creds.secret",
 		"private/secret.txt: hunter2\n",
 	)
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"*.secret", "private"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"*.secret", "private"}})
 	if got := callText(t, e, "search_files", map[string]any{"pattern": "Hello"}); got != "alias.txt:1:Hello, world!\nhello.txt:1:Hello, world!" {
 		t.Errorf("alias search = %q", got)
 	}

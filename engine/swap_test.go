@@ -18,7 +18,7 @@ import (
 // redirection inside the root.
 func TestSymlinkSwapRace(t *testing.T) {
 	fx := makeFixture(t, "dir/f.txt: inside\n", "private/f.txt: PRIVATE\n", "$OUTSIDE/f.txt: OUTSIDE\n")
-	e := fx.engine(schema.Config{DeniedPatterns: []string{"private"}})
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private"}})
 	outsideBefore := snapshot(t, fx.outside)
 	privateBefore := snapshot(t, fx.abs("private"))
 	forbidden := []string{"OUTSIDE", "PRIVATE", contentHash([]byte("OUTSIDE\n")), contentHash([]byte("PRIVATE\n"))}
@@ -98,7 +98,7 @@ func TestCommitDetectsSwaps(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fx := makeFixture(t, "dir/f.txt: inside\n", "private/f.txt: PRIVATE\n", "$OUTSIDE/f.txt: OUTSIDE\n")
-			e := fx.engine(schema.Config{DeniedPatterns: []string{"private"}})
+			e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private"}})
 			before := snapshot(t, fx.outside) + snapshot(t, fx.abs("private"))
 			testHookCommit = func(stage string) {
 				if stage == c.stage {

@@ -60,7 +60,7 @@ func TestCoreTools_Golden(t *testing.T) {
 		{name: "read_unknown_arg", tool: "read_file", args: map[string]any{"path": "hello.txt", "lines": 3}},
 		{name: "read_wrong_type", tool: "read_file", args: map[string]any{"path": "hello.txt", "offset": "3"}},
 		{name: "read_missing_arg", tool: "read_file", args: map[string]any{}},
-		{name: "read_denied", cfg: schema.Config{DeniedPatterns: []string{"*.py"}}, tool: "read_file", args: map[string]any{"path": "subdir/nested.py"}},
+		{name: "read_denied", cfg: schema.Config{DeniedPatterns: &[]string{"*.py"}}, tool: "read_file", args: map[string]any{"path": "subdir/nested.py"}},
 		{name: "read_not_allowed", cfg: schema.Config{AllowedPatterns: []string{"*.py"}}, tool: "read_file", args: map[string]any{"path": "hello.txt"}},
 		{name: "unknown_tool", tool: "delete", args: map[string]any{"path": "hello.txt"}},
 
@@ -73,7 +73,7 @@ func TestCoreTools_Golden(t *testing.T) {
 		{name: "write_parent_file", tool: "write_file", args: map[string]any{"path": "hello.txt/nested", "content": "x"}},
 		{name: "write_directory", tool: "write_file", args: map[string]any{"path": "subdir", "content": "x"}},
 		{name: "write_fifo", tool: "write_file", args: map[string]any{"path": "pipe", "content": "x"}},
-		{name: "write_protected", tool: "write_file", args: map[string]any{"path": ".env", "content": "x"}},
+		{name: "write_protected", tool: "write_file", args: map[string]any{"path": ".envrc", "content": "x"}},
 		{name: "write_protected_depth", tool: "write_file", args: map[string]any{"path": "subdir/.git/config", "content": "x"}},
 		{name: "write_stale", tool: "write_file", args: map[string]any{"path": "hello.txt", "content": "x", "expected_hash": "hash:000000000000"}},
 		{name: "write_bad_hash", tool: "write_file", args: map[string]any{"path": "hello.txt", "content": "x", "expected_hash": "nope"}},

@@ -55,7 +55,7 @@ func TestDirectoryTree_Cap(t *testing.T) {
 func TestDirectoryTree_Symlinks(t *testing.T) {
 	fx := makeFixture(t, seedTree...)
 	fx.add("loop => .", "inner_dir => subdir", "escape => $OUTSIDE", "$OUTSIDE/secret.txt: x", "private/key.txt: x")
-	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: []string{"private"}}))
+	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: &[]string{"private"}}))
 	res := treeOf(t, e, map[string]any{})
 	for _, want := range []string{"loop/", "inner_dir/", "subdir/nested.py  (16 bytes)"} {
 		if !strings.Contains(res.Text+"\n", want+"\n") {
@@ -78,7 +78,7 @@ func TestDirectoryTree_Symlinks(t *testing.T) {
 func TestReadMultipleFiles(t *testing.T) {
 	fx := makeFixture(t, seedTree...)
 	fx.add("creds.secret: x")
-	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: []string{"*.secret"}}))
+	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: &[]string{"*.secret"}}))
 	var rec recorder
 	res := mustCall(t, e, "read_multiple_files", map[string]any{"paths": []string{"hello.txt", "creds.secret", "subdir", "multi.txt"}}, rec.hooks(false)).(*schema.ReadMultipleFilesResult)
 	if len(res.Files) != 4 {

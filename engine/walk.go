@@ -188,12 +188,14 @@ type walkFilter struct {
 }
 
 func (e *Engine) newWalkFilter() *walkFilter {
-	p := e.policy
-	f := &walkFilter{e: e, denies: len(p.denied) > 0}
-	f.filters = f.denies || len(p.allowed) > 0
-	for i := range p.rules {
-		if p.rules[i].read {
-			f.filters = true
+	f := &walkFilter{e: e, denies: e.denies()}
+	f.filters = f.denies
+	for _, p := range e.policies {
+		f.filters = f.filters || len(p.allowed) > 0
+		for i := range p.rules {
+			if p.rules[i].read {
+				f.filters = true
+			}
 		}
 	}
 	return f
@@ -252,12 +254,26 @@ func (f *walkFilter) descend(ent *walkEntry) bool {
 
 // walkDenied reports whether a denied pattern matches a directory's resolved path or spelling.
 func (e *Engine) walkDenied(rel, lex string) bool {
-	names := []string{rel}
-	if lex != rel {
-		names = append(names, lex)
+	for _, p := range e.policies {
+		names := []string{p.frame(rel)}
+		if lex != rel {
+			names = append(names, p.frame(lex))
+		}
+		if _, denied := p.denied.first(names); denied {
+			return true
+		}
 	}
-	_, denied := e.policy.denied.first(names)
-	return denied
+	return false
+}
+
+// denies reports whether some layer has a denied pattern that can match.
+func (e *Engine) denies() bool {
+	for _, p := range e.policies {
+		if p.denied.matchers() {
+			return true
+		}
+	}
+	return false
 }
 
 // joinChild joins a root-relative directory and a name.

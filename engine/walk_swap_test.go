@@ -18,7 +18,7 @@ import (
 func TestWalkers_SymlinkSwapRace(t *testing.T) {
 	fx := makeFixture(t, "dir/f.txt: inside\n", "dir/sub/g.txt: inside\n",
 		"private/sub/OUTSIDE_OR_PRIVATE_NAME.txt: PRIVATE\n", "private/OUTSIDE_OR_PRIVATE_NAME.txt: PRIVATE\n", "$OUTSIDE/OUTSIDE_OR_PRIVATE_NAME.txt: OUTSIDE\n")
-	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: []string{"private"}}))
+	e := fx.engine(allWalkers(schema.Config{DeniedPatterns: &[]string{"private"}}))
 	forbidden := []string{"OUTSIDE", "PRIVATE"}
 
 	stopFlipping := flipDirectory(fx, "dir", fx.outside, "private")

@@ -24,6 +24,7 @@ var seedTree = []string{
 	".hidden: secret\n",
 	`binary.bin: \0\x01`,
 	".git/config: [core]\n",
+	".git/HEAD: ref: refs/heads/main\n",
 	".env: TOKEN=1\n",
 	"empty/",
 	`src/a/deep.go: package a\n\nfunc Deep() {}\n`,

@@ -31,8 +31,10 @@ func TestWriteFile_Basics(t *testing.T) {
 		{"p", "not_regular_file"},
 		{"deep/nested/file.txt", "parent_missing"},
 		{"hello.txt/child", "parent_not_directory"},
-		{".env", "protected"},
-		{"apps/api/.env", "protected"},
+		{".env", "denied"},
+		{"apps/api/.env", "denied"},
+		{".envrc", "protected"},
+		{"apps/.envrc", "protected"},
 	} {
 		_, err := tryCall(t, e, "write_file", schema.WriteFileArgs{Path: c.path, Content: "x"}, Hooks{})
 		wantKind(t, "write_file("+c.path+")", err, c.kind)

@@ -1,21 +1,35 @@
 package schema
 
 // Config configures one fsbox server: where the root is, which tools exist and what they may touch.
-// Every field is optional; fields set in initialize override those from --config and flags.
-// Limits must be positive integers; a bad value is refused at initialize with -32602.
+// Every field is optional. Fields set in initialize override those from --config and flags, or,
+// when the host fixed the policy (fsbox serve with --root, --config or another policy flag), may
+// only narrow them; see docs/protocol.md §3. Limits must be positive integers; a bad value is
+// refused at initialize with -32602.
 type Config struct {
 	// Absolute path of the directory every tool is confined to (a relative path is taken from the
-	// server's working directory). Symlinks in it are resolved once, at initialize.
+	// server's working directory, or from the host's root when the host fixed the policy, which
+	// then only accepts a directory inside its root). Symlinks in it are resolved once, at
+	// initialize.
 	RootDir string `json:"root_dir,omitempty"`
 	// Base directory for relative paths, relative to the root. Default ".". Must stay inside the root.
 	Cwd string `json:"cwd,omitempty"`
-	// If non-empty, only paths matching one of these patterns are accessible.
+	// If non-empty, only paths matching one of these patterns are accessible. An entry starting
+	// with "!" is an exception: a path it matches does not count as matched by the list.
 	AllowedPatterns []string `json:"allowed_patterns,omitempty"`
-	// Paths matching any of these patterns (or below a matching directory) are never accessible.
-	DeniedPatterns []string `json:"denied_patterns,omitempty"`
+	// Paths matching any of these patterns (or below a matching directory) are never accessible:
+	// not read, written, listed or searched. Omitted: the defaults, which bite at any depth:
+	// .env and .env.* (except .env.example, .env.sample, .env.template, .env.dist), private keys
+	// (id_rsa, id_dsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk, *.key, *.pem, *.p12, *.pfx,
+	// *.jks, *.keystore) and credential stores (.ssh, .aws, .gnupg, .kube, .docker/config.json,
+	// .netrc, .git-credentials, .npmrc, .pypirc, .git/config). A list replaces the defaults; an
+	// empty list denies nothing. An entry starting with "!" is an exception: a path it matches
+	// does not count as matched by the list (a directory matched by the list still denies
+	// everything below it).
+	DeniedPatterns *[]string `json:"denied_patterns,omitempty"`
 	// Paths matching any of these patterns (or below a matching directory) are readable but never
-	// writable. Omitted: the defaults (.git/*, .env, .env.*, *.pem, *.key, **/secrets*), which bite at
-	// any depth. An empty list disables protection.
+	// writable. Omitted: the defaults, which bite at any depth: .git/* (config and hooks), .envrc,
+	// .husky (files that run without the user asking) and **/secrets*. A list replaces the
+	// defaults; an empty list disables protection. Exceptions ("!…") as in denied_patterns.
 	ProtectedPatterns *[]string `json:"protected_patterns,omitempty"`
 	// Default limit of read_file, in lines. Default 2000.
 	MaxReadLines *int `json:"max_read_lines,omitempty"`
@@ -59,5 +73,37 @@ const (
 	DefaultMaxFindResults   = 1000
 )
 
-// DefaultProtectedPatterns is the protected list used when Config.ProtectedPatterns is omitted.
-var DefaultProtectedPatterns = []string{".git/*", ".env", ".env.*", "*.pem", "*.key", "**/secrets*"}
+// Limit is one limit of [Config]: its JSON name, its default, and the field holding it.
+type Limit struct {
+	Name    string
+	Default int
+	Field   func(*Config) **int
+}
+
+// Limits lists every limit of [Config]. Merging and the host's narrowing rules (server.Merge,
+// server.Narrow) work from this table, so a new limit is one line here besides its field.
+var Limits = []Limit{
+	{"max_read_lines", DefaultMaxReadLines, func(c *Config) **int { return &c.MaxReadLines }},
+	{"max_read_chars", DefaultMaxReadChars, func(c *Config) **int { return &c.MaxReadChars }},
+	{"max_list_results", DefaultMaxListResults, func(c *Config) **int { return &c.MaxListResults }},
+	{"max_search_results", DefaultMaxSearchResults, func(c *Config) **int { return &c.MaxSearchResults }},
+	{"max_find_results", DefaultMaxFindResults, func(c *Config) **int { return &c.MaxFindResults }},
+}
+
+// DefaultDeniedPatterns is the denied list used when Config.DeniedPatterns is omitted: the
+// well-known files that hold credentials, so that a model can neither read nor search them unless
+// the host says so. They bite at any depth. Public keys (id_rsa.pub) and certificates with other
+// extensions (.crt, .cer) stay readable; *.pem is denied because private keys are as often stored
+// as .pem as certificates are.
+var DefaultDeniedPatterns = []string{
+	".env", ".env.*", "!.env.example", "!.env.sample", "!.env.template", "!.env.dist",
+	"id_rsa", "id_dsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk",
+	"*.key", "*.pem", "*.p12", "*.pfx", "*.jks", "*.keystore",
+	".ssh", ".aws", ".gnupg", ".kube", ".docker/config.json",
+	".netrc", ".git-credentials", ".npmrc", ".pypirc", ".git/config",
+}
+
+// DefaultProtectedPatterns is the protected list used when Config.ProtectedPatterns is omitted:
+// what runs without the user asking (git hooks and config, direnv's .envrc, husky's hooks), and
+// the historical **/secrets*. They bite at any depth.
+var DefaultProtectedPatterns = []string{".git/*", ".envrc", ".husky", "**/secrets*"}

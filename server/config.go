@@ -1,27 +1,42 @@
 package server
 
-import "github.com/fsbox/fsbox/schema"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fsbox/fsbox/schema"
+)
 
 // Merge returns base with every field that over sets replacing base's. A field is set when it is
 // non-nil, non-empty or true; so over cannot switch read_only back off, which keeps a host's
 // read-only server read-only whatever a client asks.
+//
+// The layers of a session's configuration, lowest first (docs/protocol.md §3 has the same list):
+//
+//  1. the built-in defaults (schema.Limits, schema.DefaultDeniedPatterns,
+//     schema.DefaultProtectedPatterns, the default tools);
+//  2. the --config file, merged over them with Merge;
+//  3. the command-line flags (--root, --cwd, --tools, --read-only), merged over that with Merge;
+//  4. the config of initialize: when the host fixed the policy (Options.FixedPolicy: fsbox serve
+//     was given --root, --config or another policy flag), it may only narrow 1–3, see [Narrow];
+//     otherwise it is merged over them with Merge, so a bare fsbox serve lets its client
+//     configure everything.
 func Merge(base, over schema.Config) schema.Config {
 	out := base
 	setString(&out.RootDir, over.RootDir)
 	setString(&out.Cwd, over.Cwd)
 	setSlice(&out.AllowedPatterns, over.AllowedPatterns)
-	setSlice(&out.DeniedPatterns, over.DeniedPatterns)
 	setSlice(&out.Tools, over.Tools)
+	if over.DeniedPatterns != nil {
+		out.DeniedPatterns = over.DeniedPatterns
+	}
 	if over.ProtectedPatterns != nil {
 		out.ProtectedPatterns = over.ProtectedPatterns
 	}
-	for _, p := range []struct{ dst, src **int }{
-		{&out.MaxReadLines, &over.MaxReadLines}, {&out.MaxReadChars, &over.MaxReadChars},
-		{&out.MaxListResults, &over.MaxListResults}, {&out.MaxSearchResults, &over.MaxSearchResults},
-		{&out.MaxFindResults, &over.MaxFindResults},
-	} {
-		if *p.src != nil {
-			*p.dst = *p.src
+	for _, l := range schema.Limits {
+		if v := *l.Field(&over); v != nil {
+			*l.Field(&out) = v
 		}
 	}
 	if over.ContentHashes != nil {
@@ -32,6 +47,126 @@ func Merge(base, over schema.Config) schema.Config {
 		out.Permissions = over.Permissions
 	}
 	return out
+}
+
+// PolicyError is a client configuration that would widen the host's policy. Field is the JSON
+// name of the offending field; Msg, for the client, says what the host allows and never names
+// the host's root.
+type PolicyError struct {
+	Field string
+	Msg   string
+}
+
+func (e *PolicyError) Error() string { return e.Msg }
+
+// Narrow returns the configuration of a session whose host fixed the policy to host (layers 1–3
+// of [Merge]) and whose client asked for client in initialize, or a *PolicyError for the first
+// field that would widen host. The result is the session's layer, to be passed to engine.New
+// with Options.Host set to host, which keeps host's patterns and rules in force underneath it.
+// Field by field:
+//
+//   - root_dir: passed on; engine.New requires it to resolve inside the host's root (taken from
+//     it when relative) and opens it through the host's root;
+//   - cwd: the client's when set; else the host's, unless the client moved the root (the host's
+//     cwd is relative to the host's root), in which case the new root itself;
+//   - allowed_patterns, denied_patterns, protected_patterns, permissions: the client's, as a
+//     layer of their own over the host's (so client allow rules cannot shadow a host deny, and a
+//     client allow list is ANDed with the host's); an empty denied or protected list, which would
+//     clear the host's, is refused while the host's list is non-empty;
+//   - every limit of schema.Limits: at most the host's (its default when the host set none);
+//   - tools: a subset of the tools the host enables (read_only applied); omitted, the host's;
+//   - read_only: on when either is on;
+//   - content_hashes: either way; hashes guard the client's own edits and widen no access.
+//
+// Narrow protects the fields above; it does not stop a client from choosing a narrower policy
+// that the host then finds too narrow.
+func Narrow(host, client schema.Config) (schema.Config, error) {
+	out := schema.Config{
+		RootDir:         client.RootDir,
+		Cwd:             client.Cwd,
+		AllowedPatterns: client.AllowedPatterns,
+		DeniedPatterns:  client.DeniedPatterns,
+		Tools:           host.Tools,
+		ReadOnly:        host.ReadOnly || client.ReadOnly,
+		ContentHashes:   host.ContentHashes,
+		Permissions:     client.Permissions,
+	}
+	out.ProtectedPatterns = client.ProtectedPatterns
+	if out.Cwd == "" && client.RootDir == "" {
+		out.Cwd = host.Cwd
+	}
+	if client.ContentHashes != nil {
+		out.ContentHashes = client.ContentHashes
+	}
+	for _, l := range []struct {
+		field         string
+		client, host  *[]string
+		defaultsEmpty bool
+	}{
+		{"denied_patterns", client.DeniedPatterns, host.DeniedPatterns, len(schema.DefaultDeniedPatterns) == 0},
+		{"protected_patterns", client.ProtectedPatterns, host.ProtectedPatterns, len(schema.DefaultProtectedPatterns) == 0},
+	} {
+		hostEmpty := l.defaultsEmpty
+		if l.host != nil {
+			hostEmpty = len(*l.host) == 0
+		}
+		if l.client != nil && len(*l.client) == 0 && !hostEmpty {
+			return out, &PolicyError{l.field, fmt.Sprintf("%s: an empty list would clear the host's patterns. "+
+				"The host fixed the policy: a client may only add patterns to the host's (omit the field to keep them).", l.field)}
+		}
+	}
+	for _, l := range schema.Limits {
+		ceiling := l.Default
+		if v := *l.Field(&host); v != nil {
+			ceiling = *v
+		}
+		v := *l.Field(&client)
+		if v != nil && *v > ceiling {
+			return out, &PolicyError{l.Name, fmt.Sprintf("%s: %d is above the host's limit of %d. "+
+				"The host fixed the policy: a client may only lower a limit.", l.Name, *v, ceiling)}
+		}
+		*l.Field(&out) = *l.Field(&host)
+		if v != nil {
+			*l.Field(&out) = v
+		}
+	}
+	if client.Tools != nil {
+		allowed := hostTools(&host)
+		var wider []string
+		for _, n := range client.Tools {
+			if known(n) && !slices.Contains(allowed, n) {
+				wider = append(wider, n)
+			}
+		}
+		if len(wider) > 0 {
+			slices.Sort(wider)
+			return out, &PolicyError{"tools", fmt.Sprintf("tools: the host does not enable %s. "+
+				"The host fixed the policy: a client may only choose among %s.", strings.Join(slices.Compact(wider), ", "), strings.Join(allowed, ", "))}
+		}
+		out.Tools = client.Tools
+	}
+	return out, nil
+}
+
+// hostTools returns the tools a host configuration enables, in registration order.
+func hostTools(host *schema.Config) []string {
+	var out []string
+	for _, t := range schema.Tools {
+		on := t.Default
+		if host.Tools != nil {
+			on = slices.Contains(host.Tools, t.Name)
+		}
+		if on && (!host.ReadOnly || t.ReadOnly) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// known reports whether name is a tool of this server; unknown names are left to engine.New,
+// which refuses them with the list of tools.
+func known(name string) bool {
+	return slices.ContainsFunc(schema.Tools, func(t schema.ToolSpec) bool { return t.Name == name })
 }
 
 func setString(dst *string, src string) {

@@ -20,8 +20,15 @@ type Options struct {
 	// DefaultRoot is the root used when the config names none (the --root flag); "" means the
 	// process's working directory.
 	DefaultRoot string
-	// Config is the server's own configuration (--config file and flags); initialize overrides it.
+	// Config is the server's own configuration (--config file and flags); initialize overrides
+	// it, or with FixedPolicy only narrows it.
 	Config schema.Config
+	// FixedPolicy makes Config (over the built-in defaults) the ceiling of every session: the
+	// config of initialize may only narrow it (see [Narrow]), and anything wider is refused with
+	// -32602 invalid_arguments naming the field. fsbox serve sets it when --root, --config, --cwd,
+	// --tools or --read-only is given. Without it the client configures everything, which is
+	// right only when the client is the host (an SDK that spawned this process).
+	FixedPolicy bool
 	// MaxMessageBytes bounds one incoming line; 0 means the rpc default (16 MiB).
 	MaxMessageBytes int
 	// Version is reported in server_info.
@@ -134,10 +141,23 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 			Data:    schema.ErrorData{Kind: "invalid_arguments", Supported: []string{schema.ProtocolVersion}}}
 	}
 	cfg := s.srv.opts.Config
-	if p.Config != nil {
+	eopts := engine.Options{DefaultRoot: s.srv.opts.DefaultRoot}
+	switch {
+	case s.srv.opts.FixedPolicy:
+		var client schema.Config
+		if p.Config != nil {
+			client = *p.Config
+		}
+		var perr error
+		if cfg, perr = Narrow(s.srv.opts.Config, client); perr != nil {
+			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: "invalid_arguments"}}
+		}
+		host := s.srv.opts.Config
+		eopts.Host = &host
+	case p.Config != nil:
 		cfg = Merge(cfg, *p.Config)
 	}
-	eng, err := engine.New(cfg, engine.Options{DefaultRoot: s.srv.opts.DefaultRoot})
+	eng, err := engine.New(cfg, eopts)
 	if err != nil {
 		var ee *engine.Error
 		if errors.As(err, &ee) {

@@ -20,7 +20,9 @@ import (
 //  1. the built-in defaults;
 //  2. the --config file (YAML or JSON; unknown fields are an error);
 //  3. flags given on the command line;
-//  4. for serve, the config a client sends in initialize.
+//  4. for serve, the config a client sends in initialize: it may only narrow 1–3 when any of
+//     --root, --config, --cwd, --tools or --read-only is given (fixed), and configures
+//     everything otherwise (a bare `fsbox serve`, as the SDKs start it).
 type configFlags struct {
 	root, file, cwd string
 	tools           string
@@ -33,6 +35,14 @@ func (c *configFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "working directory for relative paths, relative to the root")
 	fs.StringVar(&c.tools, "tools", "", "comma-separated `NAMES` of the tools to enable")
 	fs.BoolVar(&c.readOnly, "read-only", false, "enable only the reading tools")
+}
+
+// fixed reports whether the host fixed the policy: any policy flag makes the configuration
+// built from the defaults, the file and the flags the ceiling of every session. --root alone
+// fixes everything, not only the root: a host that confines a client to a directory must not
+// find the client switching the default denied and protected patterns off inside it.
+func (c *configFlags) fixed() bool {
+	return c.root != "" || c.file != "" || c.cwd != "" || c.tools != "" || c.readOnly
 }
 
 // load builds the configuration from the file and flags.

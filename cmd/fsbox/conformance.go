@@ -114,7 +114,7 @@ func conformanceRun(args []string) int {
 	if o.target != "inproc" && !strings.HasPrefix(o.target, "server:") && !strings.HasPrefix(o.target, "binding:") {
 		return usageErrorf("conformance run: unknown target %q (want inproc, server:COMMAND, binding:go|python|typescript)", o.target)
 	}
-	topts := conformance.TargetOptions{Inproc: inprocDialer(), Binary: o.binary, RepoDir: o.repo}
+	topts := conformance.TargetOptions{Inproc: inprocDialer(), InprocConfig: inprocConfigDialer, Binary: o.binary, RepoDir: o.repo}
 	if strings.HasPrefix(o.target, "binding:") {
 		if topts.Binary == "" {
 			exe, err := os.Executable()
@@ -170,6 +170,19 @@ func conformanceRun(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// inprocConfigDialer runs a session in this process the way `fsbox serve --config file` would:
+// the file is loaded like the flag's, and the host's policy is fixed.
+func inprocConfigDialer(ctx context.Context, file string) (io.ReadWriteCloser, error) {
+	cf := configFlags{file: file}
+	cfg, err := cf.load()
+	if err != nil {
+		return nil, err
+	}
+	return conformance.PipeDialer(func(ctx context.Context, r io.Reader, w io.Writer) error {
+		return server.New(server.Options{Config: cfg, FixedPolicy: cf.fixed(), Version: version}).Serve(ctx, r, w)
+	})(ctx)
 }
 
 // inprocDialer runs each vector's session on the server package in this process.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,32 @@ func TestServeMaxMessageBytes(t *testing.T) {
 	}
 	if r := fsbox(t, "", "serve", "--max-message-bytes", "0"); r.code != 2 {
 		t.Errorf("--max-message-bytes 0: exit %d; want 2", r.code)
+	}
+}
+
+// Any policy flag fixes the policy: a client's initialize may then only narrow it. A bare serve
+// lets the client configure everything.
+func TestServePolicyFlagsFixThePolicy(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "hello\n"})
+	initWith := func(cfg string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1","config":` + cfg + `}}` + "\n"
+	}
+	cfgFile := filepath.Join(t.TempDir(), "host.json")
+	if err := os.WriteFile(cfgFile, []byte(`{"root_dir":`+strconv.Quote(root)+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--root", root}, {"--config", cfgFile}, {"--root", root, "--read-only"}} {
+		r := fsbox(t, initWith(`{"root_dir":"/"}`), append([]string{"serve"}, flags...)...)
+		if !strings.Contains(r.stdout, `"code":-32602`) || !strings.Contains(r.stdout, `root_dir: '/' is outside the host's root`) {
+			t.Errorf("serve %v with root_dir /: %s", flags, r.stdout)
+		}
+		r = fsbox(t, initWith(`{"max_read_lines":5000}`), append([]string{"serve"}, flags...)...)
+		if !strings.Contains(r.stdout, `max_read_lines: 5000 is above the host's limit of 2000`) {
+			t.Errorf("serve %v raising a limit: %s", flags, r.stdout)
+		}
+	}
+	r := fsbox(t, initWith(`{"root_dir":`+strconv.Quote(root)+`,"max_read_lines":5000}`), "serve")
+	if !strings.Contains(r.stdout, `"result"`) {
+		t.Errorf("bare serve refused its client's config: %s", r.stdout)
 	}
 }

@@ -23,7 +23,10 @@ func runServe(args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: fsbox serve [--root DIR] [--config FILE] [flags]\n\n"+
 			"Serves JSON-RPC 2.0, one message per line, on stdin/stdout until EOF or shutdown.\n"+
-			"Logs go to stderr; nothing but protocol messages is ever written to stdout.\n\nFlags:")
+			"Logs go to stderr; nothing but protocol messages is ever written to stdout.\n\n"+
+			"With --root, --config, --cwd, --tools or --read-only the host fixes the policy: the config\n"+
+			"of initialize may then only narrow it (docs/protocol.md §3). Without any of them the\n"+
+			"client configures everything.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -46,7 +49,7 @@ func runServe(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, MaxMessageBytes: *maxBytes, Version: version,
+	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, FixedPolicy: cf.fixed(), MaxMessageBytes: *maxBytes, Version: version,
 		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }})
 	if err := srv.Serve(ctx, os.Stdin, out); err != nil && ctx.Err() == nil {
 		return errorf("%v", err)

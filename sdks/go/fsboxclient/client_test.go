@@ -210,7 +210,7 @@ func TestErrorMapping(t *testing.T) {
 			_, err := c.EditFile(ctx, EditFileParams{Path: "a.txt", OldText: new("omega"), NewText: new("x")})
 			return err
 		}, KindNoMatch, "a.txt"},
-		{"protected", func() error { _, err := c.WriteFile(ctx, WriteFileParams{Path: ".env", Content: "K=v"}); return err }, KindProtected, ".env"},
+		{"protected", func() error { _, err := c.WriteFile(ctx, WriteFileParams{Path: ".envrc", Content: "K=v"}); return err }, KindProtected, ".envrc"},
 		{"not_found", func() error { _, err := c.ReadFile(ctx, ReadFileParams{Path: "nope.txt"}); return err }, KindNotFound, "nope.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

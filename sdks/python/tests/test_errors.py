@@ -43,12 +43,12 @@ def test_no_match(make_client: ClientFactory, root: Path) -> None:
 
 
 def test_protected(make_client: ClientFactory, root: Path) -> None:
-    (root / ".env").write_text("SECRET=1\n")
+    (root / ".envrc").write_text("SECRET=1\n")
     fs = make_client()
     with pytest.raises(fsbox.ToolRetry) as e:
-        fs.write_file(path=".env", content="x")
+        fs.write_file(path=".envrc", content="x")
     assert e.value.kind == "protected"
-    assert (root / ".env").read_text() == "SECRET=1\n"
+    assert (root / ".envrc").read_text() == "SECRET=1\n"
 
 
 def test_unknown_tool_through_call(make_client: ClientFactory) -> None:

@@ -42,7 +42,7 @@ describe("tool errors", () => {
   let fs: Client;
 
   before(async () => {
-    root = tempRoot({ "a.txt": "alpha\n", ".env": "SECRET=1\n" });
+    root = tempRoot({ "a.txt": "alpha\n", ".envrc": "SECRET=1\n" });
     tmpRootPrefix = root;
     fs = await start(root);
   });
@@ -67,7 +67,7 @@ describe("tool errors", () => {
   });
 
   test("protected", async () => {
-    await rejectsWith(fs.writeFile({ path: ".env", content: "SECRET=2\n" }), "protected", ".env");
+    await rejectsWith(fs.writeFile({ path: ".envrc", content: "SECRET=2\n" }), "protected", ".envrc");
   });
 
   test("not_found", async () => {

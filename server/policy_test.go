@@ -1,0 +1,177 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fsbox/fsbox/schema"
+)
+
+func intp(v int) *int { return &v }
+
+// Every *int field of schema.Config is a limit, and schema.Limits must list it: Merge and
+// Narrow know the limits only from that table, so a limit missing from it could be raised by a
+// client of a host that fixed the policy.
+func TestLimitsTableCoversConfig(t *testing.T) {
+	var cfg schema.Config
+	listed := map[uintptr]string{}
+	for _, l := range schema.Limits {
+		listed[reflect.ValueOf(l.Field(&cfg)).Pointer()] = l.Name
+	}
+	v := reflect.ValueOf(&cfg).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		if f.Type != reflect.TypeOf((*int)(nil)) {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		got, ok := listed[v.Field(i).Addr().Pointer()]
+		if !ok || got != name {
+			t.Errorf("schema.Limits does not list %s (%s) under its JSON name; add it", f.Name, name)
+		}
+	}
+}
+
+// Narrow refuses every field that would widen the host's policy, naming it; before it existed a
+// client could widen all of them.
+func TestNarrowRefusesWidening(t *testing.T) {
+	host := schema.Config{Tools: []string{"read_file", "list_directory", "write_file"}, MaxReadLines: intp(100)}
+	for _, c := range []struct {
+		name   string
+		client schema.Config
+		field  string
+	}{
+		{"limit above the host's", schema.Config{MaxReadLines: intp(101)}, "max_read_lines"},
+		{"limit above the default", schema.Config{MaxReadChars: intp(schema.DefaultMaxReadChars + 1)}, "max_read_chars"},
+		{"tool the host lacks", schema.Config{Tools: []string{"read_file", "edit_file"}}, "tools"},
+		{"clear the default denied", schema.Config{DeniedPatterns: &[]string{}}, "denied_patterns"},
+		{"clear the default protected", schema.Config{ProtectedPatterns: &[]string{}}, "protected_patterns"},
+	} {
+		_, err := Narrow(host, c.client)
+		pe, ok := err.(*PolicyError)
+		if !ok || pe.Field != c.field || !strings.HasPrefix(pe.Msg, c.field+": ") || !strings.Contains(pe.Msg, "host") {
+			t.Errorf("%s: Narrow = %v; want a PolicyError naming %s", c.name, err, c.field)
+		}
+	}
+	ro := host
+	ro.ReadOnly = true
+	if _, err := Narrow(ro, schema.Config{Tools: []string{"write_file"}}); err == nil {
+		t.Error("write_file from a read-only host accepted")
+	} else if !strings.Contains(err.Error(), "read_file, list_directory") || strings.Contains(err.Error(), "among read_file, list_directory, write_file") {
+		t.Errorf("read-only host: %v; want the read tools offered", err)
+	}
+	// Narrowing is accepted, and the result carries the host's values for what the client left out.
+	got, err := Narrow(host, schema.Config{MaxReadLines: intp(10), Tools: []string{"read_file"}, ReadOnly: true,
+		DeniedPatterns: &[]string{"x"}, ContentHashes: new(bool)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.MaxReadLines != 10 || !reflect.DeepEqual(got.Tools, []string{"read_file"}) || !got.ReadOnly || *got.ContentHashes {
+		t.Errorf("narrowed = %+v", got)
+	}
+	got, _ = Narrow(schema.Config{Cwd: "src", ReadOnly: true, MaxFindResults: intp(5)}, schema.Config{})
+	if got.Cwd != "src" || !got.ReadOnly || *got.MaxFindResults != 5 {
+		t.Errorf("empty client config = %+v; want the host's", got)
+	}
+	if got, _ = Narrow(schema.Config{Cwd: "src"}, schema.Config{RootDir: "sub"}); got.Cwd != "" {
+		t.Errorf("cwd after a moved root = %q; want the new root", got.Cwd)
+	}
+	// A host that opted out of a default list lets a client send the empty list.
+	if _, err := Narrow(schema.Config{DeniedPatterns: &[]string{}}, schema.Config{DeniedPatterns: &[]string{}}); err != nil {
+		t.Errorf("empty over empty: %v", err)
+	}
+}
+
+// A relayed initialize cannot widen a host that fixed the policy; through the whole session.
+func TestFixedPolicySession(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	for name, content := range map[string]string{"a.txt": "a\n", ".env": "TOKEN=1\n", "sub/b.txt": "b\n", "sub/.env": "T=2\n", "secret/k": "k\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(root, name), content)
+	}
+	writeFile(t, filepath.Join(base, "outside.txt"), "outside\n")
+	host := schema.Config{RootDir: root, Tools: []string{"read_file", "list_directory", "write_file"},
+		Permissions: []schema.PermissionRule{{Operations: []string{"read"}, Paths: []string{"/secret/**"}, Mode: "deny"}}}
+	opts := Options{Config: host, FixedPolicy: true}
+	for _, c := range []struct {
+		name  string
+		cfg   map[string]any
+		field string
+	}{
+		{"root at /", map[string]any{"root_dir": "/"}, "root_dir"},
+		{"root above", map[string]any{"root_dir": base}, "root_dir"},
+		{"relative root above", map[string]any{"root_dir": ".."}, "root_dir"},
+		{"clear denied", map[string]any{"denied_patterns": []any{}}, "denied_patterns"},
+		{"more tools", map[string]any{"tools": []any{"read_file", "edit_file"}}, "tools"},
+		{"raise a limit", map[string]any{"max_read_chars": 1 << 30}, "max_read_chars"},
+	} {
+		w := newWire(t, opts)
+		_, resp := w.request(1, "initialize", map[string]any{"protocol_version": "1", "config": c.cfg})
+		code, data := errorCode(t, resp)
+		msg := resp["error"].(map[string]any)["message"].(string)
+		if code != schema.CodeInvalidParams || data["kind"] != "invalid_arguments" || !strings.HasPrefix(msg, c.field+": ") {
+			t.Errorf("%s: %v %v %q; want -32602 invalid_arguments naming %s", c.name, code, data, msg, c.field)
+		}
+		if strings.Contains(msg, root) {
+			t.Errorf("%s: the refusal names the host's root: %q", c.name, msg)
+		}
+	}
+	// Narrowing works: a root inside (relative to the host's), more denied patterns, fewer tools.
+	w := newWire(t, opts)
+	_, resp := w.request(1, "initialize", map[string]any{"protocol_version": "1",
+		"config": map[string]any{"root_dir": "sub", "denied_patterns": []any{"b.txt"}, "tools": []any{"read_file"},
+			"permissions": []any{map[string]any{"operations": []any{"read"}, "paths": []any{"/**"}, "mode": "allow"}}}})
+	res, ok := resp["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("narrowing initialize = %v", resp)
+	}
+	if res["root_dir"] != filepath.Join(root, "sub") {
+		t.Errorf("root_dir = %v", res["root_dir"])
+	}
+	for id, c := range map[int]struct{ path, kind string }{
+		2: {"b.txt", "denied"}, // the client's pattern
+		3: {".env", "denied"},  // the host's defaults still apply
+		4: {"../a.txt", "outside_root"},
+	} {
+		_, resp := w.request(id, "tools/call", toolCall("read_file", map[string]any{"path": c.path}))
+		if _, data := errorCode(t, resp); data["kind"] != c.kind {
+			t.Errorf("read %s = %v; want %s", c.path, data, c.kind)
+		}
+	}
+	_, resp = w.request(5, "tools/call", toolCall("write_file", map[string]any{"path": "n.txt", "content": "x"}))
+	if _, data := errorCode(t, resp); data["kind"] != "unknown_tool" {
+		t.Errorf("write_file after narrowing tools = %v; want unknown_tool", data)
+	}
+	// A host permission deny holds though the client allows everything.
+	w = newWire(t, opts)
+	w.request(1, "initialize", map[string]any{"protocol_version": "1", "config": map[string]any{
+		"permissions": []any{map[string]any{"operations": []any{"read"}, "paths": []any{"/**"}, "mode": "allow"}}}})
+	_, resp = w.request(2, "tools/call", toolCall("read_file", map[string]any{"path": "secret/k"}))
+	if _, data := errorCode(t, resp); data["kind"] != "permission_denied" {
+		t.Errorf("read secret/k = %v; want the host's permission_denied", data)
+	}
+}
+
+// A bare server (no fixed policy) keeps letting its client configure everything, the way the
+// SDKs use it; the secure defaults apply only while the client does not opt out.
+func TestBareServerClientConfiguresEverything(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".env"), "TOKEN=1\n")
+	w := newWire(t, Options{})
+	w.request(1, "initialize", initParams(root, nil))
+	_, resp := w.request(2, "tools/call", toolCall("read_file", map[string]any{"path": ".env"}))
+	if _, data := errorCode(t, resp); data["kind"] != "denied" {
+		t.Errorf("default read .env = %v; want denied", data)
+	}
+	w = newWire(t, Options{})
+	w.request(1, "initialize", initParams(root, map[string]any{"denied_patterns": []any{}, "max_read_chars": 1 << 30}))
+	if _, resp := w.request(2, "tools/call", toolCall("read_file", map[string]any{"path": ".env"})); resp["result"] == nil {
+		t.Errorf("read .env with denied_patterns: [] = %v", resp)
+	}
+}
