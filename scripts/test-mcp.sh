@@ -3,7 +3,7 @@
 # loopback): the Python SDK (mcp, pinned in mcpserver/clients/python/requirements.txt, installed
 # into mcpserver/clients/python/.venv, created if missing) under pytest, and the TypeScript SDK
 # (@modelcontextprotocol/sdk, pinned in mcpserver/clients/typescript/package-lock.json, installed
-# with npm ci when node_modules is missing) under node --test.
+# with npm ci when node_modules does not match package-lock.json) under node --test.
 #
 #   scripts/test-mcp.sh          uses FSBOX_BIN, or builds cmd/fsbox into a temporary directory
 set -euo pipefail
@@ -27,8 +27,6 @@ echo "mcp (Python SDK) client tests"
 "$py" -m pytest -q -p no:cacheprovider "$clients/python"
 
 cd "$clients/typescript"
-if [ ! -d node_modules ]; then
-  npm ci --no-audit --no-fund
-fi
+"$repo/scripts/npm-ci-if-stale"
 echo "@modelcontextprotocol/sdk (TypeScript SDK) client tests"
 npm test

@@ -3,7 +3,7 @@
 #
 #   scripts/test-typescript.sh          uses FSBOX_BIN, or builds cmd/fsbox into a temporary directory
 #
-# It installs the pinned dev dependencies (npm ci) when node_modules is missing, compiles src/,
+# It installs the pinned dev dependencies (npm ci) when node_modules does not match package-lock.json, compiles src/,
 # test/ and the adapter with tsc, and runs the tests with node --test. Exits non-zero on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,9 +17,7 @@ if [ -z "${FSBOX_BIN:-}" ]; then
 fi
 
 cd "$root/sdks/typescript"
-if [ ! -d node_modules ]; then
-	npm ci --no-audit --no-fund
-fi
+"$root/scripts/npm-ci-if-stale"
 rm -rf dist dist-test ../../conformance/adapters/typescript/dist
 npm run build
 npm test
