@@ -245,8 +245,10 @@ func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(lin
 		if !eof {
 			end = bytes.LastIndexByte(buf[:n], '\n') + 1
 			if end == 0 {
-				// One line longer than the buffer: grow it (bounded by the file-size cap).
-				bigger := make([]byte, 2*len(buf))
+				// One line longer than the buffer: grow it, doubling up to what is left of the
+				// file (so a 9 MB line costs one 9 MB buffer, not a chain of doublings past it),
+				// bounded by the file-size cap.
+				bigger := make([]byte, min(2*len(buf), n+int(size-read)+1))
 				copy(bigger, buf[:n])
 				buf = bigger
 				st.buf = buf

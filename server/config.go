@@ -18,7 +18,7 @@ func Merge(base, over schema.Config) schema.Config {
 	for _, p := range []struct{ dst, src **int }{
 		{&out.MaxReadLines, &over.MaxReadLines}, {&out.MaxReadChars, &over.MaxReadChars},
 		{&out.MaxListResults, &over.MaxListResults}, {&out.MaxSearchResults, &over.MaxSearchResults},
-		{&out.MaxFindResults, &over.MaxFindResults},
+		{&out.MaxFindResults, &over.MaxFindResults}, {&out.MaxOutputChars, &over.MaxOutputChars},
 	} {
 		if *p.src != nil {
 			*p.dst = *p.src
