@@ -235,7 +235,7 @@ type FileInfoResult struct {
 type ReadMultipleFilesArgs struct {
 	// Files to read, at most 100; each is read as read_file with default offset and limit, all
 	// within one budget of max_output_chars characters.
-	Paths []string `json:"paths" jsonschema:"minItems=1,maxItems=100"`
+	Paths []string `json:"paths" jsonschema:"minItems=1"`
 }
 
 // ReadMultipleFilesResult is the result of read_multiple_files; one failure does not fail the others.
