@@ -182,6 +182,10 @@ func TestWalkers_OutputBudget(t *testing.T) {
 	if !res.Truncated || !strings.Contains(res.Text, "directories not searched: their paths alone are longer than max_output_chars (5000)") {
 		t.Errorf("find_files(**/nothing) = %v %q", res.Truncated, res.Text)
 	}
+	sres := mustCall(t, e, "search_files", map[string]any{"pattern": "nothing"}, Hooks{}).(*schema.SearchFilesResult)
+	if !sres.Truncated || sres.Text != "[... 1 directories not searched: their paths alone are longer than max_output_chars (5000); search from inside them]" {
+		t.Errorf("search_files(nothing) = %v %q", sres.Truncated, sres.Text)
+	}
 }
 
 func TestMaxOutputChars_Validated(t *testing.T) {

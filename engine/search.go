@@ -374,7 +374,7 @@ func (s *searcher) add(o *searchOut) {
 
 // result renders the merged matches.
 func (s *searcher) result() *schema.SearchFilesResult {
-	res := &schema.SearchFilesResult{Matches: s.matches, Truncated: s.truncated}
+	res := &schema.SearchFilesResult{Matches: s.matches, Truncated: s.truncated || s.pruned > 0}
 	if res.Matches == nil {
 		res.Matches = []schema.SearchMatch{}
 	}
@@ -391,9 +391,6 @@ func (s *searcher) result() *schema.SearchFilesResult {
 	}
 	if len(res.Matches) == 0 && !res.Truncated {
 		b.WriteString("No matches found.")
-	}
-	if s.pruned > 0 {
-		res.Truncated = true
 	}
 	if res.Truncated {
 		if b.Len() > 0 {
