@@ -94,7 +94,7 @@ func hexPreview(head []byte, size int64, maxChars int) string {
 //  3. any other binary file: the header and a hex dump of its first bytes, within max_read_chars.
 //
 // The header carries the hash in every case, so the model can guard a later overwrite.
-func (e *Engine) renderBinary(res *schema.ReadFileResult, sc *scanResult, label string) {
+func (e *Engine) renderBinary(res *schema.ReadFileResult, sc *scanResult, label string, maxChars int) {
 	res.Binary = true
 	mediaType := sc.media
 	if mediaType == "" {
@@ -111,7 +111,7 @@ func (e *Engine) renderBinary(res *schema.ReadFileResult, sc *scanResult, label 
 	default:
 		const intro = "Binary file; the first bytes in hex:\n"
 		const moreNotice = len("... (999999999999 more bytes)\n")
-		budget := e.maxReadChars - utf8.RuneCountInString(header) - len(intro) - moreNotice
+		budget := maxChars - utf8.RuneCountInString(header) - len(intro) - moreNotice
 		res.Text = header + intro + hexPreview(sc.head, sc.size, budget)
 	}
 }

@@ -32,6 +32,7 @@ type Engine struct {
 	maxListResults   int
 	maxSearchResults int
 	maxFindResults   int
+	maxOutputChars   int
 
 	locks pathLocks // per resolved path, for writes and edits
 }
@@ -145,6 +146,7 @@ func (e *Engine) setLimits(cfg *schema.Config) *Error {
 		{"max_list_results", cfg.MaxListResults, schema.DefaultMaxListResults, &e.maxListResults},
 		{"max_search_results", cfg.MaxSearchResults, schema.DefaultMaxSearchResults, &e.maxSearchResults},
 		{"max_find_results", cfg.MaxFindResults, schema.DefaultMaxFindResults, &e.maxFindResults},
+		{"max_output_chars", cfg.MaxOutputChars, schema.DefaultMaxOutputChars, &e.maxOutputChars},
 	}
 	for _, l := range limits {
 		*l.dst = l.def

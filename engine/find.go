@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -28,7 +29,8 @@ func init() {
 //  3. Symlinked directories are matched (as directories) but never entered by a wildcard; a
 //     literal component of the pattern may name one, and is followed inside the root.
 //  4. The search path itself is not a match; results are sorted by path, component by
-//     component, and capped at max_find_results.
+//     component, and capped at max_find_results and the max_output_chars budget; a directory
+//     whose path alone is longer than the budget is not entered (budget rule 4).
 //  5. A pattern whose "**" components multiply the work (doublestar walks the tree below each
 //     one) stops after maxFindDirReads directory listings, with a notice; the result is then
 //     marked truncated.
@@ -48,7 +50,8 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	if r.rel != "." {
 		full = escapeGlob(r.rel) + "/" + pattern
 	}
-	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, seen: map[string]bool{}}
+	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, budget: e.newBudget()}
+	fsys.prune = func(name string) bool { return f.budget.tooLong(e.display(f.lexOf(name))) }
 	werr := doublestar.GlobWalk(fsys, full, f.visit, doublestar.WithNoFollow(), doublestar.WithNoHidden())
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)
@@ -59,7 +62,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		}
 		return nil, osError(c.tool, r.rel, r.spelling, werr)
 	}
-	slices.SortFunc(f.found, func(x, y foundPath) int { return comparePaths(x.lex, y.lex) })
+	f.sortFound()
 	res := &schema.FindFilesResult{Paths: []string{}}
 	var b strings.Builder
 	for _, p := range f.found {
@@ -67,9 +70,14 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 			res.Truncated = true
 			break
 		}
-		shown := e.display(p.lex)
-		if p.dir {
-			shown += "/"
+		shown := f.shown(p)
+		n := utf8.RuneCountInString(shown)
+		if len(res.Paths) > 0 {
+			n++
+		}
+		if !f.budget.take(n) {
+			res.Truncated = true
+			break
 		}
 		if len(res.Paths) > 0 {
 			b.WriteByte('\n')
@@ -77,7 +85,21 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		b.WriteString(shown)
 		res.Paths = append(res.Paths, shown)
 	}
-	endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.")
+	switch {
+	case f.budget.over:
+		endBudget(&b, f.budget.limit, "search from a path further down, or use a more specific pattern")
+	case !res.Truncated && (f.dropped || fsys.pruned > 0):
+		// Compaction kept only a prefix that already overruns the caps, so this cannot happen;
+		// a pruned directory can: nothing below it could be shown.
+		res.Truncated = true
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[... " + strconv.Itoa(fsys.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
+			strconv.Itoa(f.budget.limit) + ")]")
+	default:
+		endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.")
+	}
 	if fsys.reads > maxFindDirReads {
 		res.Truncated = true
 		b.WriteString("\n[... walk cut short after " + strconv.Itoa(maxFindDirReads) + " directory listings; narrow the path or the pattern]")
@@ -177,8 +199,74 @@ type finder struct {
 	filter  *walkFilter
 	base    string // resolved search path, root-relative
 	spelled string // the model's spelling of it, root-relative
-	found   []foundPath
-	seen    map[string]bool // alternatives can name a path twice
+	budget  outputBudget
+	// found holds the matches so far, unsorted and possibly repeated (alternatives can name a
+	// path twice). It is compacted (compact) so it never holds much more than the caps can show.
+	found      []foundPath
+	foundChars int
+	cutoff     string // after a compaction: a match sorting after it cannot be shown
+	dropped    bool   // a compaction dropped matches
+}
+
+// Compaction: when found holds more than compactEntries entries or compactChars (times the
+// budget) characters, it is sorted and cut to the shortest prefix that still overruns
+// max_find_results or the output budget, so the result is the same and memory stays bounded
+// whatever the tree holds.
+const (
+	compactEntries = 4096
+	compactChars   = 4
+)
+
+// shown is a match as displayed.
+func (f *finder) shown(p foundPath) string {
+	s := f.e.display(p.lex)
+	if p.dir {
+		s += "/"
+	}
+	return s
+}
+
+// lexOf maps a walk name (root-relative, below the resolved search path) to the model's spelling.
+func (f *finder) lexOf(name string) string {
+	if name == f.base {
+		return f.spelled
+	}
+	if f.base == "." {
+		return joinChild(f.spelled, name)
+	}
+	if rest, ok := strings.CutPrefix(name, f.base+"/"); ok {
+		return joinChild(f.spelled, rest)
+	}
+	return f.spelled
+}
+
+// sortFound sorts found and drops repeats.
+func (f *finder) sortFound() {
+	slices.SortFunc(f.found, func(x, y foundPath) int { return comparePaths(x.lex, y.lex) })
+	f.found = slices.CompactFunc(f.found, func(x, y foundPath) bool { return x.lex == y.lex })
+}
+
+// compact cuts found to the prefix the result could show, plus the first match past the caps.
+func (f *finder) compact() {
+	f.sortFound()
+	chars, keep := 0, len(f.found)
+	for i, p := range f.found {
+		chars += utf8.RuneCountInString(f.shown(p)) + 1
+		if i+1 > f.e.maxFindResults || chars > f.budget.limit {
+			keep = i + 1
+			break
+		}
+	}
+	if keep < len(f.found) {
+		f.dropped = true
+		f.cutoff = f.found[keep-1].lex
+		clear(f.found[keep:])
+		f.found = f.found[:keep]
+	}
+	f.foundChars = 0
+	for _, p := range f.found {
+		f.foundChars += len(p.lex)
+	}
 }
 
 // visit is doublestar's callback: resolve the match, filter it (walk rule 3), record it.
@@ -186,16 +274,12 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 	if err := f.c.ctx.Err(); err != nil {
 		return err
 	}
-	if name == f.base || f.seen[name] {
+	if name == f.base {
 		return nil
 	}
-	f.seen[name] = true
-	lex := f.spelled
-	if rest, ok := strings.CutPrefix(name, f.base+"/"); ok || f.base == "." {
-		if f.base == "." {
-			rest = name
-		}
-		lex = joinChild(f.spelled, rest)
+	lex := f.lexOf(name)
+	if f.dropped && comparePaths(lex, f.cutoff) > 0 {
+		return nil // sorts after what the result can show
 	}
 	parent, leaf := parentRel(name)
 	realParent, ok := f.fsys.realOf(parent)
@@ -216,5 +300,8 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 		return nil
 	}
 	f.found = append(f.found, foundPath{lex: lex, dir: isDir})
+	if f.foundChars += len(lex); len(f.found) > compactEntries+f.e.maxFindResults || f.foundChars > compactChars*f.budget.limit {
+		f.compact()
+	}
 	return nil
 }

@@ -36,7 +36,18 @@ type walkFS struct {
 	lastEnts []fs.DirEntry
 
 	pre *prefetcher // for a pattern with "**"; nil otherwise
+
+	// prune reports a directory not to enter (budget rule 4); pruned counts them.
+	prune  func(name string) bool
+	pruned int
+	// realChars is the size of real's keys and values; past maxRealChars the map is cleared (a
+	// spelling not in it is resolved again), so a deep chain of long names cannot grow it to the
+	// square of the depth.
+	realChars int
 }
+
+// maxRealChars bounds the memory of walkFS.real.
+const maxRealChars = 8 << 20
 
 // openDir is a directory on the walk's current path.
 type openDir struct {
@@ -126,8 +137,23 @@ func (w *walkFS) realOf(name string) (string, bool) {
 	if err != nil || !res.exists {
 		return "", false
 	}
-	w.real[name] = res.rel
+	w.remember(name, res.rel)
 	return res.rel, true
+}
+
+// remember records the resolved path of a spelling, within maxRealChars.
+func (w *walkFS) remember(name, real string) {
+	if w.realChars += len(name) + len(real); w.realChars > maxRealChars {
+		base := w.real
+		w.real = map[string]string{}
+		for k, v := range base {
+			if k == v && !strings.Contains(k, "/") {
+				w.real[k] = v // keep the top level: cheap and always asked for
+			}
+		}
+		w.realChars = len(name) + len(real)
+	}
+	w.real[name] = real
 }
 
 func (w *walkFS) Open(name string) (fs.File, error) {
@@ -157,6 +183,10 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if w.denied(real, name) {
 		return nil, nil // walk rule 4: nothing below a denied directory is shown
 	}
+	if w.prune != nil && w.prune(name) {
+		w.pruned++
+		return nil, nil
+	}
 	if real == w.lastReal && w.lastEnts != nil {
 		return w.lastEnts, nil
 	}
@@ -171,7 +201,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 			continue
 		}
 		child, childReal := joinChild(name, de.Name()), joinChild(real, de.Name())
-		w.real[child] = childReal
+		w.remember(child, childReal)
 		if w.pre != nil && !strings.HasPrefix(de.Name(), ".") && !w.denied(childReal, child) {
 			w.pre.queue(sh, de.Name(), childReal)
 		}

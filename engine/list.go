@@ -11,7 +11,8 @@ func init() {
 }
 
 // listDirectory lists one directory: sorted "dir/" and "file  (N bytes)" lines, "(empty
-// directory)" when nothing is visible, capped at max_list_results (walk rules 1–7 in walk.go).
+// directory)" when nothing is visible, capped at max_list_results and the max_output_chars budget
+// (walk rules 1–7 in walk.go).
 func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.ListDirectoryResult, error) {
 	r, dir, err := e.openWalkRoot(c, a.Path, false)
 	if err != nil {
@@ -24,6 +25,7 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	}
 	res := &schema.ListDirectoryResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
 	filter := e.newWalkFilter()
+	budget := e.newBudget()
 	var b strings.Builder
 	for _, de := range raw {
 		ent, ok := filter.entry(dir, de, true)
@@ -34,13 +36,17 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 			res.Truncated = true
 			break
 		}
-		if len(res.Entries) > 0 {
-			b.WriteByte('\n')
+		if !e.fitEntry(&budget, &b, &ent) {
+			res.Truncated = true
+			break
 		}
-		e.entryLine(&b, &ent)
 		res.Entries = append(res.Entries, e.dirEntryOf(&ent, 0))
 	}
-	endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+	if budget.over {
+		endBudget(&b, budget.limit, "list a subdirectory, or use find_files with a narrower pattern")
+	} else {
+		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+	}
 	res.Text = b.String()
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)

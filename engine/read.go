@@ -31,6 +31,12 @@ const noticeReserve = 200
 // the raw bytes and rendering only the window, so memory stays bounded by max_read_chars
 // whatever the file's size or the length of its lines.
 func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResult, error) {
+	return e.readFileWithin(c, a, e.maxReadChars)
+}
+
+// readFileWithin is readFile with maxChars in place of max_read_chars (read_multiple_files
+// gives each file what is left of its output budget).
+func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (*schema.ReadFileResult, error) {
 	offset, limit := 0, e.maxReadLines
 	if a.Offset != nil {
 		offset = *a.Offset
@@ -64,9 +70,9 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	}
 	defer f.Close()
 
-	label := readLabel(a.Path, e.maxReadChars)
+	label := readLabel(a.Path, maxChars)
 	// The header's line count is only known at the end; budget for the shortest one and trim.
-	budget := max(e.maxReadChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0)
+	budget := max(maxChars-utf8.RuneCountInString(e.readHeader(label, 0, "000000000000"))-noticeReserve, 0)
 	w := scanWindow{offset: offset, limit: limit, budget: budget, keepMedia: true}
 	if a.Column != nil {
 		// One piece of one line: the gutter takes 7 characters, the rest of the budget is the piece.
@@ -81,7 +87,7 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 		res.Hash = sc.hash
 	}
 	if sc.binary {
-		e.renderBinary(res, sc, label)
+		e.renderBinary(res, sc, label, maxChars)
 		c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
 		return res, nil
 	}
@@ -105,7 +111,7 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 	case offset >= sc.lines:
 		return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
 	default:
-		budget := max(e.maxReadChars-utf8.RuneCountInString(header)-noticeReserve, 0)
+		budget := max(maxChars-utf8.RuneCountInString(header)-noticeReserve, 0)
 		shown := sc.shown
 		for len(shown) > 0 && sc.used(shown) > budget {
 			shown = shown[:len(shown)-1]

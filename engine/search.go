@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -41,7 +42,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 	if err != nil {
 		return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(), limit: e.maxSearchResults}
+	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(), limit: e.maxSearchResults, budget: e.newBudget()}
 	if a.IncludeGlob != "" {
 		g, gerr := newFnPattern(a.IncludeGlob, false)
 		if gerr != nil {
@@ -86,7 +87,13 @@ type searcher struct {
 	// Owned by the merge (the calling goroutine).
 	matches   []schema.SearchMatch
 	truncated bool
-	skipped   []string // display paths of files skipped as too large or unreadable
+	budget    outputBudget
+	skipped   []string // display paths of the first files skipped as too large or unreadable
+	nSkipped  int      // how many were skipped
+
+	// Owned by the walk until it ends: directories not entered because their paths alone are
+	// longer than the budget (budget rule 4).
+	pruned int
 }
 
 // searchJob is one file to scan, numbered in walk order.
@@ -103,8 +110,20 @@ type searchOut struct {
 	seq     int
 	lex     string
 	lines   []int
-	texts   []string
-	skipped bool // too large or unreadable
+	texts   []string // cut to the display width (cutLine)
+	chars   int      // characters of texts, for stopping once the file alone overruns the budget
+	skipped bool     // too large or unreadable
+}
+
+// keep records one matching line of o, cut for display, and reports whether the scan of the
+// file should go on: not past the match cap, and not once its lines alone overrun the budget
+// (the merge would drop them), so a file retains at most about a budget of text.
+func (s *searcher) keep(o *searchOut, line int, text []byte) bool {
+	t := cutLine(text, s.m.re.FindIndex)
+	o.lines = append(o.lines, line)
+	o.texts = append(o.texts, t)
+	o.chars += len(t)
+	return len(o.lines) <= s.limit && o.chars <= s.budget.limit
 }
 
 // sharedDir is a walk directory shared by the walk and the jobs of its files; the last user
@@ -201,6 +220,10 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 			if !w.s.filter.descend(&ent) {
 				continue
 			}
+			if w.s.budget.tooLong(w.s.e.display(ent.lex)) {
+				w.s.pruned++ // nothing below could be shown (budget rule 4)
+				continue
+			}
 			sub, err := d.child(&ent)
 			if err != nil {
 				continue
@@ -259,9 +282,7 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 		return o
 	}
 	_, err := s.m.scan(st, f, size, func(line int, text []byte) bool {
-		o.lines = append(o.lines, line)
-		o.texts = append(o.texts, decodeLenient(text))
-		return len(o.lines) <= s.limit && ctx.Err() == nil
+		return s.keep(o, line, text) && ctx.Err() == nil
 	})
 	if err != nil {
 		o.skipped = true
@@ -310,9 +331,7 @@ func (s *searcher) searchOne(r *resolved) *Error {
 	} else {
 		var st scanState
 		_, serr := s.m.scan(&st, f, fi.Size(), func(line int, text []byte) bool {
-			o.lines = append(o.lines, line)
-			o.texts = append(o.texts, decodeLenient(text))
-			return len(o.lines) <= s.limit && s.c.ctx.Err() == nil
+			return s.keep(o, line, text) && s.c.ctx.Err() == nil
 		})
 		if serr != nil {
 			return osError(s.c.tool, r.rel, r.spelling, serr)
@@ -325,15 +344,27 @@ func (s *searcher) searchOne(r *resolved) *Error {
 	return nil
 }
 
-// add merges one file's results, in order.
+// add merges one file's results, in order, up to the match cap and the output budget.
 func (s *searcher) add(o *searchOut) {
 	if o.skipped {
-		s.skipped = append(s.skipped, s.e.display(o.lex))
+		if s.nSkipped++; len(s.skipped) < maxSkippedNamed {
+			s.skipped = append(s.skipped, s.e.display(o.lex))
+		}
 		return
 	}
 	path := s.e.display(o.lex)
+	pathChars := utf8.RuneCountInString(path)
 	for i, line := range o.lines {
 		if len(s.matches) == s.limit {
+			s.truncated = true
+			return
+		}
+		// "\n" (but for the first), path, ":", line number, ":", text.
+		n := pathChars + 2 + len(strconv.Itoa(line)) + utf8.RuneCountInString(o.texts[i])
+		if len(s.matches) > 0 {
+			n++
+		}
+		if !s.budget.take(n) {
 			s.truncated = true
 			return
 		}
@@ -343,7 +374,7 @@ func (s *searcher) add(o *searchOut) {
 
 // result renders the merged matches.
 func (s *searcher) result() *schema.SearchFilesResult {
-	res := &schema.SearchFilesResult{Matches: s.matches, Truncated: s.truncated}
+	res := &schema.SearchFilesResult{Matches: s.matches, Truncated: s.truncated || s.pruned > 0}
 	if res.Matches == nil {
 		res.Matches = []schema.SearchMatch{}
 	}
@@ -365,17 +396,21 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(truncatedLine(s.limit, "matches"))
-	}
-	if len(s.skipped) > 0 {
-		b.WriteString("\n[")
-		b.WriteString(strconv.Itoa(len(s.skipped)))
-		b.WriteString(" files skipped (too large or unreadable): ")
-		named := s.skipped[:min(len(s.skipped), maxSkippedNamed)]
-		b.WriteString(strings.Join(named, ", "))
-		if len(s.skipped) > maxSkippedNamed {
-			b.WriteString(", ...")
+		switch {
+		case s.budget.over:
+			b.WriteString(budgetLine(s.budget.limit, "narrow the search: a path further down, a more specific pattern, or an include_glob"))
+		case s.truncated:
+			b.WriteString(truncatedLine(s.limit, "matches"))
+		default:
+			b.WriteString("[... " + strconv.Itoa(s.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
+				strconv.Itoa(s.budget.limit) + "); search from inside them]")
 		}
+	}
+	if s.nSkipped > 0 {
+		b.WriteString("\n[")
+		b.WriteString(strconv.Itoa(s.nSkipped))
+		b.WriteString(" files skipped (too large or unreadable): ")
+		b.WriteString(noticePaths(s.skipped, s.nSkipped))
 		b.WriteString("]")
 	}
 	res.Text = b.String()

@@ -245,8 +245,14 @@ func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(lin
 		if !eof {
 			end = bytes.LastIndexByte(buf[:n], '\n') + 1
 			if end == 0 {
-				// One line longer than the buffer: grow it (bounded by the file-size cap).
-				bigger := make([]byte, 2*len(buf))
+				// One line longer than the buffer: grow it, doubling, or to what is left of the
+				// file once that is near (so a 9.5 MB line costs one 9.5 MB buffer, not a 16 MB
+				// one), bounded by the file-size cap.
+				grown := 2 * len(buf)
+				if rest := n + int(size-read) + 1; grown > rest/2 {
+					grown = rest // within a factor of two of the whole: take it at once
+				}
+				bigger := make([]byte, grown)
 				copy(bigger, buf[:n])
 				buf = bigger
 				st.buf = buf

@@ -13,7 +13,7 @@ func init() {
 
 // directoryTree lists a directory recursively, depth first with siblings sorted, one
 // list_directory line per entry, down to max_depth levels (unlimited by default) and capped at
-// max_list_results entries (walk rules 1–7 in walk.go). Unreadable subdirectories are shown but
+// max_list_results entries and the max_output_chars budget (walk rules 1–7 in walk.go). Unreadable subdirectories are shown but
 // not expanded.
 func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.DirectoryTreeResult, error) {
 	maxDepth := -1
@@ -33,14 +33,18 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	if lerr != nil && len(ents) == 0 {
 		return nil, osError(c.tool, r.rel, r.spelling, lerr)
 	}
-	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo)}
+	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo), budget: e.newBudget()}
 	defer t.pre.stop()
 	t.res = &schema.DirectoryTreeResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
 	if werr := t.walk(root, dir, ents, 1); werr != nil {
 		return nil, werr
 	}
 	res := t.res
-	endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+	if t.budget.over {
+		endBudget(&t.b, t.budget.limit, "show a subdirectory, or a smaller max_depth")
+	} else {
+		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+	}
 	res.Text = t.b.String()
 	c.emit(&schema.DirectoryListedEvent{
 		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),
@@ -58,6 +62,7 @@ type treeWalk struct {
 	pre      *prefetcher
 	res      *schema.DirectoryTreeResult
 	b        strings.Builder
+	budget   outputBudget
 }
 
 // walk adds the entries ents of dir (at depth, open as sh) and, depth first, of its
@@ -85,10 +90,10 @@ func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, dept
 			t.res.Truncated = true
 			return nil
 		}
-		if len(t.res.Entries) > 0 {
-			t.b.WriteByte('\n')
+		if !t.e.fitEntry(&t.budget, &t.b, ent) {
+			t.res.Truncated = true // every later entry comes after this one: the walk ends
+			return nil
 		}
-		t.e.entryLine(&t.b, ent)
 		t.res.Entries = append(t.res.Entries, t.e.dirEntryOf(ent, depth))
 		if !expand(ent) {
 			continue

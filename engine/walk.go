@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -32,7 +33,7 @@ import (
 //  6. Paths shown are the walk's spelling (the root as the model named it, joined with entry
 //     names), relative to cwd; patterns and events use root-relative paths.
 //  7. A cap is applied after filtering; the "[... truncated at N ...]" line appears only when an
-//     entry was really dropped.
+//     entry was really dropped. The output budget (budget.go) cuts the same way, by characters.
 
 // walkDir is one directory being walked: its resolved and spelled root-relative paths and a
 // handle on it (dirHandle: a bare descriptor on Linux, an os.Root confined to it elsewhere), so
@@ -295,6 +296,28 @@ func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {
 	b.WriteString("  (")
 	b.WriteString(strconv.FormatInt(ent.info.Size(), 10))
 	b.WriteString(" bytes)")
+}
+
+// fitEntry writes ent's line to b (after a newline, but for the first) when it fits the budget.
+func (e *Engine) fitEntry(budget *outputBudget, b *strings.Builder, ent *walkEntry) bool {
+	var line strings.Builder
+	if b.Len() > 0 {
+		line.WriteByte('\n')
+	}
+	e.entryLine(&line, ent)
+	if !budget.take(utf8.RuneCountInString(line.String())) {
+		return false
+	}
+	b.WriteString(line.String())
+	return true
+}
+
+// endBudget closes a walker's text cut by the output budget.
+func endBudget(b *strings.Builder, limit int, narrow string) {
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(budgetLine(limit, narrow))
 }
 
 // dirEntryOf is the typed form of an entry line.

@@ -42,6 +42,11 @@ type Config struct {
 	MaxSearchResults *int `json:"max_search_results,omitempty"`
 	// Cap on find_files and list_files results. Default 1000.
 	MaxFindResults *int `json:"max_find_results,omitempty"`
+	// Upper bound on the characters of the text of one search_files, find_files, list_directory,
+	// directory_tree or read_multiple_files result, before its closing notice (under 300
+	// characters); past it the result is truncated and says how to narrow. The typed fields carry
+	// the same entries. Default 50000.
+	MaxOutputChars *int `json:"max_output_chars,omitempty"`
 	// Expose only the reading tools, whatever tools says.
 	ReadOnly bool `json:"read_only,omitempty"`
 	// Show content hashes to the model and accept expected_hash. Default true. When false the
@@ -71,6 +76,7 @@ const (
 	DefaultMaxListResults   = 1000
 	DefaultMaxSearchResults = 1000
 	DefaultMaxFindResults   = 1000
+	DefaultMaxOutputChars   = 50000
 )
 
 // Limit is one limit of [Config]: its JSON name, its default, and the field holding it.
@@ -88,6 +94,7 @@ var Limits = []Limit{
 	{"max_list_results", DefaultMaxListResults, func(c *Config) **int { return &c.MaxListResults }},
 	{"max_search_results", DefaultMaxSearchResults, func(c *Config) **int { return &c.MaxSearchResults }},
 	{"max_find_results", DefaultMaxFindResults, func(c *Config) **int { return &c.MaxFindResults }},
+	{"max_output_chars", DefaultMaxOutputChars, func(c *Config) **int { return &c.MaxOutputChars }},
 }
 
 // DefaultDeniedPatterns is the denied list used when Config.DeniedPatterns is omitted: the

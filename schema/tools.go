@@ -142,7 +142,7 @@ type ListDirectoryResult struct {
 	Path string `json:"path"`
 	// Entries shown, sorted by name.
 	Entries []DirEntry `json:"entries"`
-	// True when entries were dropped at max_list_results.
+	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 }
 
@@ -176,7 +176,7 @@ type SearchFilesResult struct {
 	Text string `json:"text"`
 	// Matching lines in path order, then line order.
 	Matches []SearchMatch `json:"matches"`
-	// True when matches were dropped at max_search_results.
+	// True when matches were dropped at max_search_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 }
 
@@ -186,7 +186,8 @@ type SearchMatch struct {
 	Path string `json:"path"`
 	// 1-based line number.
 	Line int `json:"line"`
-	// The line without its terminator.
+	// The line without its terminator; a line over 250 characters is cut to 250 around its first
+	// match and ends in " [... line cut: showing chars A-B of N]".
 	Text string `json:"text"`
 }
 
@@ -205,7 +206,7 @@ type FindFilesResult struct {
 	Text string `json:"text"`
 	// Matching paths relative to the working directory, sorted; directories end in "/".
 	Paths []string `json:"paths"`
-	// True when results were dropped at max_find_results.
+	// True when results were dropped at max_find_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 }
 
@@ -257,15 +258,22 @@ type FileInfoResult struct {
 
 // ReadMultipleFilesArgs are the arguments of read_multiple_files.
 type ReadMultipleFilesArgs struct {
-	// Files to read; each is read as read_file with default offset and limit.
+	// Files to read, at most 100; each is read as read_file with default offset and limit, all
+	// within one budget of max_output_chars characters.
 	Paths []string `json:"paths" jsonschema:"minItems=1"`
 }
 
 // ReadMultipleFilesResult is the result of read_multiple_files; one failure does not fail the others.
 type ReadMultipleFilesResult struct {
 	// Exactly what the model should see.
-	Text  string         `json:"text"`
+	Text string `json:"text"`
+	// The files read (or failed), in the order given.
 	Files []FileReadItem `json:"files"`
+	// Paths as requested that were not read because the output budget (max_output_chars) was
+	// used up, in the order given; read them with read_file.
+	NotRead []string `json:"not_read,omitempty"`
+	// True when some paths were not read.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // FileReadItem is one file of read_multiple_files: a result or an error.
@@ -298,6 +306,6 @@ type DirectoryTreeResult struct {
 	Path string `json:"path"`
 	// Entries in depth-first order, siblings sorted by name.
 	Entries []DirEntry `json:"entries"`
-	// True when entries were dropped at max_list_results.
+	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 }

@@ -47,20 +47,26 @@ var Tools = []ToolSpec{
 	{ToolEditFile, "Replace exact text in a file: old_text must occur exactly once; include enough surrounding context to make it unique. " +
 		"Several edits at once: replacements, applied in order, all or nothing. Whitespace and line endings must match exactly.",
 		reflect.TypeFor[EditFileArgs](), reflect.TypeFor[EditFileResult](), true, false},
-	{ToolListDirectory, "List a directory's entries, sorted: `dir/` for directories, `file  (N bytes)` for files. Hidden entries are skipped.",
+	{ToolListDirectory, "List a directory's entries, sorted: `dir/` for directories, `file  (N bytes)` for files. Hidden entries are skipped. " +
+		"At most max_list_results entries and max_output_chars characters (default 50000); past either the result is truncated and says so.",
 		reflect.TypeFor[ListDirectoryArgs](), reflect.TypeFor[ListDirectoryResult](), true, true},
 	{ToolSearchFiles, "Search file contents with a regular expression (RE2 syntax), recursively under path. " +
-		"Matching lines formatted as path:line_number:text, with paths relative to the working directory. include_glob narrows the files searched.",
+		"Matching lines formatted as path:line_number:text, with paths relative to the working directory. include_glob narrows the files searched. " +
+		"A line over 250 characters is cut to 250 around its first match and says so. At most max_search_results matches and max_output_chars characters " +
+		"(default 50000); past either the result is truncated and says how to narrow.",
 		reflect.TypeFor[SearchFilesArgs](), reflect.TypeFor[SearchFilesResult](), true, true},
-	{ToolFindFiles, "Find files and directories by name with a glob relative to path (`**/*.go`, `src/*.{ts,tsx}`). Directories end in `/`.",
+	{ToolFindFiles, "Find files and directories by name with a glob relative to path (`**/*.go`, `src/*.{ts,tsx}`). Directories end in `/`. " +
+		"At most max_find_results paths and max_output_chars characters (default 50000); past either the result is truncated and says so.",
 		reflect.TypeFor[FindFilesArgs](), reflect.TypeFor[FindFilesResult](), true, true},
 	{ToolCreateDirectory, "Create a directory and any missing parents. An existing directory is not an error.",
 		reflect.TypeFor[CreateDirectoryArgs](), reflect.TypeFor[CreateDirectoryResult](), true, false},
 	{ToolFileInfo, "Describe a file or directory: type, size, and for text files the line count and content hash; symlink target if the path is a link.",
 		reflect.TypeFor[FileInfoArgs](), reflect.TypeFor[FileInfoResult](), true, true},
-	{ToolReadMultipleFiles, "Read several text files at once, each as read_file with default offset and limit. One failure does not fail the others.",
+	{ToolReadMultipleFiles, "Read several text files at once (at most 100 paths), each as read_file with default offset and limit. One failure does not fail the others. " +
+		"All files share one budget of max_output_chars characters (default 50000); files past it are listed as not read: read them with read_file.",
 		reflect.TypeFor[ReadMultipleFilesArgs](), reflect.TypeFor[ReadMultipleFilesResult](), false, true},
-	{ToolDirectoryTree, "Show the tree below a directory, depth first, one path per line (`dir/`, `file  (N bytes)`). max_depth limits how deep it goes. Hidden entries are skipped.",
+	{ToolDirectoryTree, "Show the tree below a directory, depth first, one path per line (`dir/`, `file  (N bytes)`). max_depth limits how deep it goes. Hidden entries are skipped. " +
+		"At most max_list_results entries and max_output_chars characters (default 50000); past either the result is truncated and says so.",
 		reflect.TypeFor[DirectoryTreeArgs](), reflect.TypeFor[DirectoryTreeResult](), false, true},
 }
 
