@@ -29,7 +29,7 @@ func serveBin() string {
 type served struct {
 	cmd  *exec.Cmd
 	in   io.WriteCloser
-	out  *os.File // read end of stdout; nothing reads it until the test does
+	out  *os.File      // read end of stdout; nothing reads it until the test does
 	exit chan struct{} // closed once the process has exited
 	err  error         // cmd.Wait's result, once exit is closed
 }
