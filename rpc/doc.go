@@ -27,7 +27,8 @@
 //     next line is read normally.
 //  3. Output is one compact JSON object per line, "\n"-terminated, with no newline inside,
 //     starting with "jsonrpc":"2.0". <, > and & are not escaped. Every write, whether a reply,
-//     a notification, a call or an error the read loop answers itself, is one Write under one mutex.
+//     a notification, a call or an error the read loop answers itself, is one Write, made in
+//     queue order by one goroutine.
 //  4. Every message must carry "jsonrpc": "2.0", as JSON-RPC 2.0 requires: one without it is
 //     refused (rule 3 of the replies below) rather than guessed to be 2.0. Member names are case-sensitive. A "jsonrpc", "id", "method", "params", "result" or
 //     "error" member that occurs twice is refused rather than guessed at, since parsers disagree
