@@ -206,3 +206,15 @@ func TestServe_SIGTERMEndsProcess(t *testing.T) {
 		})
 	}
 }
+
+// TestServe_MaxInflightFlag pins the flag's validation: a negative bound is a usage error.
+func TestServe_MaxInflightFlag(t *testing.T) {
+	r := fsbox(t, "", "serve", "--root", t.TempDir(), "--max-inflight", "-1")
+	if r.code != 2 || !strings.Contains(r.stderr, "--max-inflight") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --max-inflight", r.code, r.stderr)
+	}
+	r = fsbox(t, "", "serve", "--root", t.TempDir(), "--max-inflight", "1")
+	if r.code != 0 {
+		t.Errorf("--max-inflight 1 at EOF: exit %d, stderr %q; want 0", r.code, r.stderr)
+	}
+}
