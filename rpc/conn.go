@@ -304,6 +304,9 @@ func (c *Conn) wireError(method string, err error, cancelled bool) *Error {
 	switch {
 	case cancelled:
 		return &Error{Code: CodeRequestCancelled, Message: msgCancelled}
+	case c.base.Err() != nil && errors.Is(err, context.Canceled):
+		// The connection is ending (ctx done, Close): the handler's error is its echo, not news.
+		return &Error{Code: CodeRequestCancelled, Message: msgCancelled}
 	case !errors.As(err, &e):
 		c.logf("rpc: %s: %v", method, err)
 		return &Error{Code: CodeInternalError, Message: msgInternal}
