@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -23,7 +24,8 @@ type Conn struct {
 	h      Handler
 	inline func(string) bool
 	logf   func(string, ...any)
-	slots  chan struct{} // one token per running non-inline handler; nil when unbounded
+	slots  chan struct{} // one token per non-inline handler at work (not waiting in Call)
+	queue  *gate         // requests read but not yet holding a slot
 
 	base       context.Context // parent of every handler's ctx
 	cancelBase context.CancelFunc
@@ -71,6 +73,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Option
 		c.mu.Lock()
 		err = c.readErr
 		c.mu.Unlock()
+		// Every handler has answered; what they wrote is queued. Wait for it to reach w.
+		if !c.s.out.drain(ctx.Done(), c.closing) && ctx.Err() != nil {
+			err = ctx.Err()
+		}
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-c.closing:
@@ -95,9 +101,10 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 		inflight: make(map[string][]*pending),
 		idle:     make(chan struct{}),
 	}
-	if opts.MaxConcurrent > 0 {
-		c.slots = make(chan struct{}, opts.MaxConcurrent)
-	}
+	c.slots = make(chan struct{}, positiveOr(opts.MaxConcurrent, DefaultMaxConcurrent()))
+	// One request of the largest size always fits, so the bound in bytes never refuses a line
+	// the framing accepted.
+	c.queue = newGate(positiveOr(opts.MaxQueued, DefaultMaxQueued), max)
 	if c.inline == nil {
 		c.inline = func(string) bool { return false }
 	}
@@ -111,10 +118,11 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 		lines:   newLineReader(r, max),
 		replyTo: make(map[uint64]reply),
 		calls:   make(map[string]bool),
-		w:       w,
+		out:     newOutbox(w, positiveOr(opts.MaxOutputBytes, DefaultMaxOutputBytes)),
 		closed:  make(chan struct{}),
 		ready:   make(chan struct{}),
 	}
+	go c.s.out.run(c.s.closed, c.Close)
 	// The library closes itself when this context ends; Serve closes it explicitly instead.
 	c.jc = jsonrpc2.NewConn(context.WithoutCancel(ctx), c.s, dispatcher{c}, jsonrpc2.SetLogger(logger(c.logf)))
 	close(c.s.ready)
@@ -146,20 +154,40 @@ func (d dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, jr *jsonrpc2.Req
 		return
 	}
 	req := &Request{Method: msg.method, Params: msg.params, Notif: msg.kind == kindNotification, ID: msg.id}
+	inline := c.inline(req.Method)
+	size := len(msg.params)
+	// Backpressure: when the queue of requests waiting for a slot is full, the read loop waits
+	// here, and so stops reading. Responses to our Calls and cancels behind this line wait too,
+	// but never for long: a handler waiting in Call holds no slot (see Call), so slots free
+	// up as long as handlers finish, and the queue drains.
+	if !inline && !c.queue.enter(size, c.closing) {
+		return // closing: nobody will read a reply
+	}
 	if !c.start() {
+		if !inline {
+			c.queue.leave(size)
+		}
 		return // closing: nobody will read a reply
 	}
 	ctx, cancel := context.WithCancel(c.base)
-	j := &job{c: c, in: in, req: req, ctx: ctx, cancel: cancel}
+	j := &job{c: c, in: in, req: req, ctx: ctx, cancel: cancel, size: size}
 	if !req.Notif {
 		// Registered here, on the read loop, so that a cancel on the very next line finds it.
 		j.fl = c.register(string(msg.id), cancel)
 	}
-	if c.inline(req.Method) {
+	if inline {
 		j.run(context.WithValue(ctx, inlineKey{}, true))
 		return
 	}
 	go j.runWhenSlotFree()
+}
+
+// positiveOr returns n if it is positive, else def.
+func positiveOr(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }
 
 // job is one request or notification being handled.
@@ -170,7 +198,13 @@ type job struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	fl     *pending // nil for a notification
+	size   int      // bytes of params counted in Conn.queue until the job takes a slot
+
+	slotted atomic.Bool // holds a token of Conn.slots
 }
+
+// jobKey marks the ctx of a non-inline handler with its job, so that Call can lend its slot.
+type jobKey struct{}
 
 // run runs the handler with ctx and answers.
 func (j *job) run(ctx context.Context) {
@@ -182,17 +216,36 @@ func (j *job) run(ctx context.Context) {
 
 // runWhenSlotFree runs the job once Options.MaxConcurrent allows, unless it is cancelled first.
 func (j *job) runWhenSlotFree() {
-	if j.c.slots != nil {
-		select {
-		case j.c.slots <- struct{}{}:
-			defer func() { <-j.c.slots }()
-		case <-j.ctx.Done():
-			defer j.c.finish()
-			j.answer(nil, j.ctx.Err()) // as if the handler had returned at once
-			return
-		}
+	select {
+	case j.c.slots <- struct{}{}:
+		j.slotted.Store(true)
+		j.c.queue.leave(j.size)
+		defer j.releaseSlot()
+	case <-j.ctx.Done():
+		j.c.queue.leave(j.size)
+		defer j.c.finish()
+		j.answer(nil, j.ctx.Err()) // as if the handler had returned at once
+		return
 	}
-	j.run(j.ctx)
+	j.run(context.WithValue(j.ctx, jobKey{}, j))
+}
+
+// releaseSlot gives the job's slot back, if it holds one, and reports whether it did.
+func (j *job) releaseSlot() bool {
+	if j.slotted.CompareAndSwap(true, false) {
+		<-j.c.slots
+		return true
+	}
+	return false
+}
+
+// retakeSlot waits for a slot again after a Call, unless the connection closes first.
+func (j *job) retakeSlot() {
+	select {
+	case j.c.slots <- struct{}{}:
+		j.slotted.Store(true)
+	case <-j.c.closing:
+	}
 }
 
 // answer replies to a request; for a notification it only logs an error.
@@ -250,6 +303,9 @@ func (c *Conn) wireError(method string, err error, cancelled bool) *Error {
 	var e *Error
 	switch {
 	case cancelled:
+		return &Error{Code: CodeRequestCancelled, Message: msgCancelled}
+	case c.base.Err() != nil && errors.Is(err, context.Canceled):
+		// The connection is ending (ctx done, Close): the handler's error is its echo, not news.
 		return &Error{Code: CodeRequestCancelled, Message: msgCancelled}
 	case !errors.As(err, &e):
 		c.logf("rpc: %s: %v", method, err)
@@ -371,10 +427,12 @@ func (c *Conn) setReadErr(err error) {
 	c.mu.Unlock()
 }
 
-// Notify sends a notification to the client. It returns once the notification is written, so a
-// notification sent by a handler is on the wire before that handler's response. params nil
-// omits the params member. It returns [ErrClosed] once the connection is closed, ctx.Err() if
-// ctx is already done, and an error if params cannot be marshalled or the write fails.
+// Notify sends a notification to the client. It returns once the notification is queued for
+// output (waiting while the queue is full: see [Options.MaxOutputBytes]); output is written in
+// the order it was queued, so a notification sent by a handler is on the wire before that
+// handler's response. params nil omits the params member. It returns [ErrClosed] once the
+// connection is closed (also by a failed write), ctx.Err() if ctx is already done, and an error
+// if params cannot be marshalled.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -412,6 +470,12 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(c.calls, cancel)()
+	// While it waits for the peer, the handler lends its slot: otherwise handlers waiting for
+	// replies could take every slot, the read loop would stop at the next request, and the
+	// replies behind it would never be read.
+	if j, _ := ctx.Value(jobKey{}).(*job); j != nil && j.releaseSlot() {
+		defer j.retakeSlot()
+	}
 	err = w.Wait(wctx, result)
 	var je *jsonrpc2.Error
 	switch {

@@ -597,9 +597,11 @@ func TestIDs_Concurrent(t *testing.T) {
 	}
 }
 
-// TestMaxConcurrent pins Options.MaxConcurrent: beyond the bound a request waits for a slot
-// without blocking the read loop (an inline ping and a Call's reply still get through), a request
-// cancelled while waiting is answered -32800 without running, and a freed slot is taken.
+// TestMaxConcurrent pins Options.MaxConcurrent: a handler waiting in Call lends its slot (so the
+// next request starts), beyond the bound a request waits for a slot without blocking the read
+// loop (an inline ping and a Call's reply still get through), a request cancelled while waiting
+// is answered -32800 without running, and a handler whose Call was answered takes a slot again
+// before it goes on.
 func TestMaxConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
@@ -623,35 +625,41 @@ func TestMaxConcurrent(t *testing.T) {
 			return "pong", nil
 		}, Options{MaxConcurrent: 1, Inline: func(m string) bool { return m == "ping" }})
 		p.send(`{"jsonrpc":"2.0","id":"ask","method":"ask"}`)
-		call := p.recvMsg() // ask holds the only slot, waiting for its Call
+		call := p.recvMsg() // ask waits for its Call, lending the only slot
 		p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+		synctest.Wait()
+		if !isStarted("1") {
+			t.Fatal("request 1 did not start in the slot lent by the handler waiting in Call")
+		}
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"wait"}`)
 		p.send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 		if m := p.recvMsg(); string(m.ID) != `"ping"` {
 			t.Fatalf("got %s; want the inline ping's reply while the slot is taken", m.line)
 		}
 		synctest.Wait()
-		if isStarted("1") {
-			t.Error("request 1 started beyond MaxConcurrent")
+		if isStarted("2") {
+			t.Error("request 2 started beyond MaxConcurrent")
 		}
-		p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"id":1}}`)
-		if m := p.recvMsg(); string(m.ID) != "1" || m.code() != CodeRequestCancelled {
+		p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"id":2}}`)
+		if m := p.recvMsg(); string(m.ID) != "2" || m.code() != CodeRequestCancelled {
 			t.Errorf("got %s; want -32800 for the request waiting for a slot", m.line)
 		}
-		if isStarted("1") {
+		if isStarted("2") {
 			t.Error("the request cancelled while waiting ran")
 		}
-		p.send(`{"jsonrpc":"2.0","id":2,"method":"wait"}`)
 		p.send(`{"jsonrpc":"2.0","id":%s,"result":"yes"}`, call.ID) // read although the slot is taken
-		if m := p.recvMsg(); string(m.ID) != `"ask"` {
-			t.Fatalf("got %s; want the ask reply", m.line)
-		}
 		synctest.Wait()
-		if !isStarted("2") {
-			t.Error("request 2 did not start in the freed slot")
+		select {
+		case line := <-p.lines:
+			t.Fatalf("got %s while request 1 holds the slot; want ask to wait for it", line)
+		default:
 		}
 		close(release)
-		if m := p.recvMsg(); string(m.ID) != "2" || string(m.Result) != `"released"` {
-			t.Errorf("got %s; want released", m.line)
+		if m := p.recvMsg(); string(m.ID) != "1" || string(m.Result) != `"released"` {
+			t.Errorf("got %s; want request 1 released", m.line)
+		}
+		if m := p.recvMsg(); string(m.ID) != `"ask"` {
+			t.Errorf("got %s; want the ask reply once it had a slot again", m.line)
 		}
 		if err := p.wait(); err != nil {
 			t.Errorf("Serve = %v; want nil", err)

@@ -27,9 +27,10 @@
 //     next line is read normally.
 //  3. Output is one compact JSON object per line, "\n"-terminated, with no newline inside,
 //     starting with "jsonrpc":"2.0". <, > and & are not escaped. Every write, whether a reply,
-//     a notification, a call or an error the read loop answers itself, is one Write under one mutex.
-//  4. "jsonrpc" may be missing on input (some clients omit it); if present it must be "2.0".
-//     Member names are case-sensitive. A "jsonrpc", "id", "method", "params", "result" or
+//     a notification, a call or an error the read loop answers itself, is one Write, made in
+//     queue order by one goroutine.
+//  4. Every message must carry "jsonrpc": "2.0", as JSON-RPC 2.0 requires: one without it is
+//     refused (rule 3 of the replies below) rather than guessed to be 2.0. Member names are case-sensitive. A "jsonrpc", "id", "method", "params", "result" or
 //     "error" member that occurs twice is refused rather than guessed at, since parsers disagree
 //     on which one wins; other members are ignored.
 //
@@ -39,14 +40,17 @@
 // where said otherwise, and the next line is read normally.
 //
 //  1. A line that is not one JSON value (two values on one line, invalid UTF-8 included):
-//     -32700 "parse error", "id": null.
+//     -32700, "id": null, with a message saying at which byte and what went wrong
+//     ("parse error at byte 41: invalid character '{' after top-level value") and data
+//     [ParseErrorData]: the offset, and at most 32 bytes of the line before it — never the whole line.
 //  2. A JSON array (a batch, which this version does not support, even an empty one): one
 //     -32600, "id": null.
 //  3. A JSON value that is not an object; an object with no "method" that is not a reply;
 //     "method" not a string; "id" not a string or an integer (fractions, exponents, true,
-//     false, objects, arrays and null are refused); "jsonrpc" not "2.0"; one of the members
-//     named here twice;
-//     "method" together with "result" or "error": -32600, "id": null.
+//     false, objects, arrays and null are refused); "jsonrpc" missing or not "2.0"; one of the
+//     members named here twice; "method" together with "result" or "error": -32600, "id": null,
+//     except that a request with a valid id whose only fault is "jsonrpc" is answered to that id,
+//     since its caller waits for it.
 //  4. "params" neither an object, an array nor null: -32602, to the request's id.
 //  5. A reply (a "result" or "error" member, no "method") to an id we did not send, or sent and
 //     already got a reply for: -32600, "id": null. A reply whose id is null or absent is logged and
@@ -66,9 +70,8 @@
 //  1. Each request runs on its own goroutine, so a slow handler never delays a fast one and a
 //     handler may [Conn.Call] the client: the read loop keeps reading replies meanwhile. Methods
 //     named by [Options.Inline] instead run on the read loop, in arrival order, and their reply
-//     is written before the next line is read. [Options.MaxConcurrent] bounds how many other
-//     handlers run at once; requests beyond it wait for a slot on their own goroutines, never on
-//     the read loop, which would deadlock with Call.
+//     is queued for output before the next line is read. How many other handlers run at once is
+//     bounded: see Backpressure below.
 //  2. Notifications a handler sends with [Conn.Notify] are written before its response.
 //  3. A handler's result goes out as "result" (nil as null). A returned [*Error], also wrapped,
 //     goes out as is.
@@ -84,13 +87,38 @@
 //     Serve returns nil. Calls still waiting for a reply fail, since none can arrive. A write
 //     error (the peer is gone) closes the connection and Serve returns nil, without logging.
 //
+// # Backpressure
+//
+// A connection's memory is bounded whatever the peer does, by three bounds in a chain:
+//
+//  1. Slots: at most [Options.MaxConcurrent] handlers are at work at once (default
+//     [DefaultMaxConcurrent]: twice GOMAXPROCS, 8 to 64).
+//  2. The request queue: at most [Options.MaxQueued] requests (default 64), with params of at most
+//     MaxMessageBytes together, wait for a slot. When it is full the read loop waits, so nothing
+//     more is read: the peer's writes block once the pipe is full.
+//  3. The output queue: at most [Options.MaxOutputBytes] (default 4 MiB) of lines queued and not yet
+//     written, written in order by one goroutine. When it is full every writer waits: a handler at
+//     its reply (keeping its slot), the read loop at an error reply of its own.
+//
+// So a peer that stops reading stops, in turn, the writes, the handlers, the queue and the read
+// loop; the server's memory stays flat, and once the peer reads again everything is answered.
+//
+// The one rule that keeps this from deadlocking with server→client calls: a handler waiting in
+// [Conn.Call] for the peer's reply lends its slot, and takes one again before it goes on. Handlers
+// waiting for replies therefore never hold every slot, the queue keeps draining, and the read
+// loop gets to the replies. A stalled read loop blocks only new work: a reply or a
+// $/cancel_request behind a request that waits at the full queue is read as soon as a slot
+// frees, which a handler at work, not one waiting for the peer, does.
+//
 // # What it does not protect against
 //
-//   - Handlers that ignore ctx: Serve waits for every handler it started.
-//   - A client that stops reading its input: writes block, and with them the handler writing
-//     and, when it has an error of its own to write, the read loop.
-//   - Many concurrent requests: each holds its goroutine and its params (up to MaxMessageBytes)
-//     even while it waits for a slot; MaxConcurrent bounds the work, not the memory.
+//   - Handlers that ignore ctx: Serve waits for every handler it started. (fsbox serve exits
+//     anyway, 500 ms after SIGTERM.)
+//   - A peer that stops reading: its cancels behind a full request queue wait, like everything
+//     else it sent, until output moves. After Close, the goroutine blocked in the output's Write
+//     stays there until the write returns or the process exits; output still queued is dropped.
+//   - Handlers waiting in Call hold no slot, so their number is bounded only by what the peer
+//     sends; each keeps its params (up to MaxMessageBytes) until the peer answers.
 //   - A reply to a Call whose ctx was cancelled: the library keeps the call until a reply or
 //     the connection's end, so a client that never answers leaks one small entry per call.
 //   - Whatever a handler does with its params: rpc checks only that they are an object or array.

@@ -46,7 +46,7 @@ func ExampleServe() {
 	// {"jsonrpc":"2.0","method":"event","params":{"greeted":"<you>"}}
 	// {"jsonrpc":"2.0","id":1,"result":"hello, <you>"}
 	// {"jsonrpc":"2.0","id":-2,"error":{"code":-32601,"message":"method not found: frobnicate"}}
-	// {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}
+	// {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error at byte 34: unexpected end of input (a message must be one JSON value on one line)","data":{"offset":34,"near":"\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"}}}
 	// {"jsonrpc":"2.0","id":4,"result":null}
 }
 

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -117,6 +120,7 @@ const (
 	msgNotObject   = "invalid request: message must be a JSON object"
 	msgDuplicate   = "invalid request: duplicate member "
 	msgVersion     = `invalid request: "jsonrpc" must be "2.0"`
+	msgNoVersion   = `invalid request: missing "jsonrpc" member; every message must carry "jsonrpc": "2.0"`
 	msgMethod      = `invalid request: "method" must be a string`
 	msgBadID       = `invalid request: "id" must be a string or an integer`
 	msgBothKinds   = `invalid request: a request must not carry "result" or "error"`
@@ -129,16 +133,75 @@ const (
 	msgBadErrorObj = "malformed error object in response"
 )
 
+// maxEchoBytes bounds the input quoted back in a parse error's data, so that a hostile line is
+// never echoed whole.
+const maxEchoBytes = 32
+
+// ParseErrorData is the data of a -32700 reply: where the line stopped being JSON.
+type ParseErrorData struct {
+	// Offset is the 1-based position, in bytes from the start of the line (after a byte order
+	// mark), of the byte at which the line stopped being valid: the offending byte, or the
+	// line's length plus one when the line ended too early.
+	Offset int `json:"offset"`
+	// Near is up to 32 bytes of the line just before Offset, cut on a character boundary.
+	Near string `json:"near"`
+}
+
+// parseError returns the -32700 error for a line that is not exactly one UTF-8 JSON value, saying
+// where and what, or nil for a line that is.
+func parseError(line []byte) *Error {
+	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would let invalid bytes through, to
+	// come back in an echoed id, or quietly turn them into U+FFFD, and so into another path.
+	if !utf8.Valid(line) {
+		i := 0
+		for i < len(line) {
+			r, n := utf8.DecodeRune(line[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return parseErrorAt(line, i, "invalid UTF-8")
+	}
+	if json.Valid(line) {
+		return nil
+	}
+	var v json.RawMessage
+	err := json.Unmarshal(line, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return parseErrorAt(line, len(line), "invalid JSON")
+	}
+	at := int(se.Offset) - 1 // the offending byte: encoding/json counts it as read
+	what := se.Error()
+	if what == "unexpected end of JSON input" {
+		at, what = len(line), "unexpected end of input (a message must be one JSON value on one line)"
+	}
+	return parseErrorAt(line, at, what)
+}
+
+// parseErrorAt builds the -32700 error for a failure at the 0-based byte index at.
+func parseErrorAt(line []byte, at int, what string) *Error {
+	at = min(max(at, 0), len(line))
+	from := max(at-maxEchoBytes, 0)
+	for from < at && !utf8.RuneStart(line[from]) {
+		from++
+	}
+	return &Error{
+		Code:    CodeParseError,
+		Message: fmt.Sprintf("%s at byte %d: %s", msgParseError, at+1, what),
+		Data:    ParseErrorData{Offset: at + 1, Near: strings.ToValidUTF8(string(line[from:at]), "\uFFFD")},
+	}
+}
+
 // members are the top-level members classify looks at; others are ignored.
 var members = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // classify validates one non-blank input line. It never panics, and it returns either a
 // message or a rejection.
 func classify(line []byte) (*message, *rejection) {
-	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would let invalid bytes through, to
-	// come back in an echoed id, or quietly turn them into U+FFFD, and so into another path.
-	if !utf8.Valid(line) || !json.Valid(line) {
-		return nil, reject(CodeParseError, msgParseError)
+	if e := parseError(line); e != nil {
+		return nil, &rejection{err: e}
 	}
 	switch bytes.TrimLeft(line, " \t\r\n")[0] {
 	case '{':
@@ -151,13 +214,20 @@ func classify(line []byte) (*message, *rejection) {
 	if dup != "" {
 		return nil, reject(CodeInvalidRequest, msgDuplicate+dup)
 	}
-	if v, ok := m["jsonrpc"]; ok && !isString(v, "2.0") {
-		return nil, reject(CodeInvalidRequest, msgVersion)
-	}
 	id, hasID := m["id"]
 	_, hasResult := m["result"]
 	_, hasError := m["error"]
 	method, hasMethod := m["method"]
+	if v, ok := m["jsonrpc"]; !ok || !isString(v, "2.0") {
+		rej := reject(CodeInvalidRequest, msgVersion)
+		if !ok {
+			rej.err.Message = msgNoVersion
+		}
+		if hasMethod && hasID && validID(id) {
+			rej.id = id // a request we can attribute: its caller is waiting for this id
+		}
+		return nil, rej
+	}
 	switch {
 	case hasMethod:
 		var name string

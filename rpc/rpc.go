@@ -104,10 +104,24 @@ type Options struct {
 	// deadlock). Nil means no method is inline.
 	Inline func(method string) bool
 
-	// MaxConcurrent bounds how many non-inline handlers run at once; zero or negative means no
-	// bound. A request beyond it waits for a slot on its own goroutine (the read loop never
-	// waits, so replies to Calls are still read), and a $/cancel_request still cancels it there.
+	// MaxConcurrent bounds how many non-inline handlers are at work at once; zero or negative
+	// means DefaultMaxConcurrent(). A handler waiting in [Conn.Call] for the peer's reply lends
+	// its slot meanwhile, so handlers asking the client can never hold every slot. A request
+	// beyond the bound waits for a slot in the queue below, where $/cancel_request still
+	// cancels it.
 	MaxConcurrent int
+
+	// MaxQueued bounds how many requests may wait for a slot; zero or negative means
+	// DefaultMaxQueued. Their params together are also bounded, by MaxMessageBytes (a single
+	// request always fits). When the queue is full the read loop stops reading until a request
+	// takes a slot: the peer's writes then block, which is the backpressure.
+	MaxQueued int
+
+	// MaxOutputBytes bounds the output queued and not yet written; zero or negative means
+	// DefaultMaxOutputBytes. A line longer than the bound is queued alone. When the peer stops
+	// reading, the queue fills, writers wait (handlers at their reply, so they keep their
+	// slots), the request queue fills, and reading stops: memory stays flat.
+	MaxOutputBytes int
 
 	// Logf receives diagnostics: handler errors and panics, malformed replies from the peer.
 	// Nil means a log.Logger on stderr. Nothing is ever written to the output stream but protocol messages.

@@ -34,9 +34,7 @@ type stream struct {
 	calls   map[string]bool  // guarded by mu: ids of our calls awaiting a reply
 	callSeq uint64           // guarded by mu
 
-	wmu    sync.Mutex // serialises writes to w: library sends and the read loop's own error replies
-	w      io.Writer
-	werr   error         // guarded by wmu: the first write error, after which nothing is written
+	out    *outbox       // every line written: library sends and the read loop's own error replies
 	closed chan struct{} // closed by Close
 	once   sync.Once
 }
@@ -276,25 +274,10 @@ func (s *stream) writeError(id json.RawMessage, e *Error) {
 	s.write(responseLine(reply{id: id, body: errorBody(e)}))
 }
 
-// write writes one complete line. After the first failure nothing more is written, and the
-// connection is closed: the peer is gone.
+// write queues one complete line for output, waiting while the output queue is full. After the
+// first failed write nothing more is written, and the connection is closed: the peer is gone.
 func (s *stream) write(line []byte) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	select {
-	case <-s.closed:
-		return ErrClosed
-	default:
-	}
-	if s.werr != nil {
-		return s.werr
-	}
-	if _, err := s.w.Write(line); err != nil {
-		s.werr = err
-		s.conn.Close() // safe under wmu: Close takes no lock a writer holds
-		return err
-	}
-	return nil
+	return s.out.put(line, s.closed)
 }
 
 // Close implements jsonrpc2.ObjectStream. It does not close the reader or writer given to Serve:

@@ -31,6 +31,9 @@ type Options struct {
 	FixedPolicy bool
 	// MaxMessageBytes bounds one incoming line; 0 means the rpc default (16 MiB).
 	MaxMessageBytes int
+	// MaxInFlight bounds the tool calls at work at once (rpc.Options.MaxConcurrent); 0 means
+	// the rpc default, rpc.DefaultMaxConcurrent().
+	MaxInFlight int
 	// Version is reported in server_info.
 	Version string
 	// Logf receives diagnostics; nil writes them to stderr.
@@ -57,6 +60,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer sess.close()
 	return rpc.Serve(ctx, r, w, rpc.HandlerFunc(sess.handle), rpc.Options{
 		MaxMessageBytes: s.opts.MaxMessageBytes,
+		MaxConcurrent:   s.opts.MaxInFlight,
 		// Until the session is initialized every request is handled in arrival order, so a request
 		// that arrived before initialize is refused even if initialize completes first; after it,
 		// only initialize and shutdown keep that order.

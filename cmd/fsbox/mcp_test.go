@@ -99,7 +99,7 @@ func BenchmarkSpawnInitializeMCP(b *testing.B) {
 func BenchmarkSpawnInitializeServe(b *testing.B) {
 	root := tree(b, map[string]string{"a.txt": "hello\n"})
 	for b.Loop() {
-		s := startServe(b, root)
+		s := startServeBench(b, root)
 		s.close(b)
 	}
 }
@@ -117,7 +117,7 @@ func BenchmarkReadFileMCP(b *testing.B) {
 
 func BenchmarkReadFileServe(b *testing.B) {
 	root := tree(b, map[string]string{"a.txt": strings.Repeat("a line of text\n", 100)})
-	s := startServe(b, root)
+	s := startServeBench(b, root)
 	defer s.close(b)
 	for i := 0; b.Loop(); i++ {
 		s.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`, i+2))
@@ -131,7 +131,7 @@ type serveProc struct {
 	out *bufio.Reader
 }
 
-func startServe(b *testing.B, root string) *serveProc {
+func startServeBench(b *testing.B, root string) *serveProc {
 	cmd := exec.Command(fsboxBin, "serve", "--root", root)
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/fsbox/fsbox/server"
 )
@@ -20,6 +22,7 @@ func runServe(args []string) int {
 	var cf configFlags
 	cf.register(fs)
 	maxBytes := fs.Int("max-message-bytes", 16<<20, "largest accepted request line, in `BYTES`")
+	maxInflight := fs.Int("max-inflight", 0, "requests at work at once (`N`; 0: twice the CPUs, 8 to 64); more wait in a bounded queue")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: fsbox serve [--root DIR] [--config FILE] [flags]\n\n"+
 			"Serves JSON-RPC 2.0, one message per line, on stdin/stdout until EOF or shutdown.\n"+
@@ -38,6 +41,9 @@ func runServe(args []string) int {
 	if *maxBytes <= 0 {
 		return usageErrorf("--max-message-bytes must be a positive integer, got %d", *maxBytes)
 	}
+	if *maxInflight < 0 {
+		return usageErrorf("--max-inflight must be 0 (the default) or a positive integer, got %d", *maxInflight)
+	}
 	cfg, err := cf.load()
 	if err != nil {
 		return errorf("%v", err)
@@ -47,12 +53,54 @@ func runServe(args []string) int {
 	out := os.Stdout
 	os.Stdout = os.Stderr
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := onSignal()
 	defer stop()
-	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, FixedPolicy: cf.fixed(), MaxMessageBytes: *maxBytes, Version: version,
+	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, FixedPolicy: cf.fixed(), MaxMessageBytes: *maxBytes,
+		MaxInFlight: *maxInflight, Version: version,
 		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }})
 	if err := srv.Serve(ctx, os.Stdin, out); err != nil && ctx.Err() == nil {
 		return errorf("%v", err)
 	}
 	return 0
+}
+
+// signalGrace is how long calls get to return after SIGTERM or SIGINT before the process exits
+// regardless.
+const signalGrace = 500 * time.Millisecond
+
+// onSignal returns a context cancelled by the first SIGTERM or SIGINT, which cancels every call.
+// A call that does not return within signalGrace (a loop that does not look at its context)
+// does not keep the process alive: it exits with status 1 then, or at once on a second signal.
+// What was written to stdout before stays written; a reply still queued is lost.
+func onSignal() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-time.After(signalGrace):
+			fmt.Fprintf(os.Stderr, "fsbox: error: %v: calls still running %v later; exiting without them\n", sig, signalGrace)
+		case sig = <-sigs:
+			fmt.Fprintf(os.Stderr, "fsbox: error: second %v; exiting at once\n", sig)
+		case <-done:
+			return
+		}
+		os.Exit(1)
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			cancel()
+		})
+	}
 }
