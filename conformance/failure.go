@@ -73,3 +73,7 @@ func mismatchClass(line string) string {
 // expected to fail with one of these that succeeds is an escape, not just a wrong outcome.
 var securityKinds = map[string]bool{"outside_root": true, "denied": true, "not_allowed": true,
 	"protected": true, "permission_denied": true}
+
+// policyKinds are the refusals that come from fsbox's configuration (patterns, permission rules),
+// defaults included, rather than from containment.
+var policyKinds = map[string]bool{"denied": true, "not_allowed": true, "protected": true, "permission_denied": true}

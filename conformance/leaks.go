@@ -102,7 +102,7 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 	for _, s := range sent {
 		addPath(s)
 	}
-	for _, e := range vec.Workspace {
+	link := func(e Entry) {
 		if e.Symlink != nil {
 			t := f.Expand(*e.Symlink)
 			if !filepath.IsAbs(t) {
@@ -111,6 +111,24 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 			known[path.Clean(t)] = true
 		}
 	}
+	for _, e := range vec.Workspace {
+		link(e)
+	}
+	var steps func([]Step)
+	steps = func(list []Step) {
+		for _, st := range list {
+			for _, op := range st.FS {
+				link(op.Entry)
+			}
+			for _, a := range st.Answers {
+				for _, op := range a.FS {
+					link(op.Entry)
+				}
+				steps(a.Calls)
+			}
+		}
+	}
+	steps(vec.Steps)
 	var ks []string
 	for k := range known {
 		if strings.Contains(k, f.Base) || strings.Contains(k, f.RealBase) {

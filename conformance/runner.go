@@ -324,6 +324,11 @@ func (r *runner) missingCaps() []string {
 			if st.Events != nil && !r.security() {
 				need["events"] = true
 			}
+			if policyKinds[expectedKind(st.Error)] {
+				// The refusal comes from fsbox's policy (its default protected patterns, or the
+				// vector's config): only a target that takes fsbox's config can be held to it.
+				need["config"] = true
+			}
 			need["raw_wire"] = need["raw_wire"] || st.Raw != nil
 			need["methods"] = need["methods"] || st.Method != ""
 			need["pipelining"] = need["pipelining"] || st.Parallel != nil
@@ -511,7 +516,7 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 			if after, err := Snapshot(r.fx.Root); err == nil {
 				for _, d := range diffSnapshots(rootBefore, after) {
 					r.failf(ClassEscape, d.path, "%s: %s: refused call changed the root: %s", label, st.Call,
-						strings.Replace(d.msg, "tree:", "", 1))
+						strings.TrimPrefix(d.msg, "outside tree: "))
 				}
 			}
 		}
