@@ -194,6 +194,18 @@ func MCPTarget(cmdline string, mapping *ToolMapping) (Target, error) {
 	if mapping == nil {
 		mapping = &ToolMapping{Tools: map[string][]ToolCandidate{}}
 	}
+	// The server runs in the vector's root, so relative paths of the command that name files
+	// here are made absolute first: "node bin/x/index.js {root}" works from the checkout.
+	for i, a := range argv {
+		if strings.Contains(a, "{") || filepath.IsAbs(a) || (i == 0 && !strings.Contains(a, "/")) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			if abs, err := filepath.Abs(a); err == nil {
+				argv[i] = abs
+			}
+		}
+	}
 	return &mcpTarget{cmdline, argv, mapping}, nil
 }
 

@@ -71,7 +71,7 @@ func runConformance(args []string) int {
 type conformanceOpts struct {
 	target, report, baseline, binary, repo string
 	profile, mapping                       string
-	filters, tags, targets                 []string
+	filters, tags, targets, labels         []string
 	markdown, jsonOut, doc, section        string
 	parallel                               int
 	timeout, vectorTimeout                 time.Duration
@@ -99,6 +99,7 @@ func conformanceFlags(out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.markdown, "markdown", "", "matrix: write the Markdown table to this file")
 	fs.StringVar(&o.jsonOut, "json", "", "matrix: write the JSON matrix to this file")
 	fs.StringVar(&o.doc, "doc", "", "matrix: splice the table into this Markdown file (needs --section)")
+	fs.Var((*multiFlag)(&o.labels), "label", "matrix: the row name of the target at the same position (repeatable; default: the target spec)")
 	fs.StringVar(&o.section, "section", "", "matrix: the NAME of the <!-- matrix:NAME:begin --> markers in --doc")
 	fs.StringVar(&o.report, "report", "", "write a JSON Lines report to this file")
 	fs.StringVar(&o.baseline, "baseline", "", "expected failures: an embedded name (inproc, server-fsbox, binding-go, …), a file, or 'none'; default: the target's own")
@@ -269,6 +270,9 @@ func conformanceMatrix(args []string) int {
 	if len(o.targets) == 0 {
 		return usageErrorf("conformance matrix: give one --target per row (%s)", conformance.TargetForms)
 	}
+	if len(o.labels) > len(o.targets) {
+		return usageErrorf("conformance matrix: %d --label for %d --target", len(o.labels), len(o.targets))
+	}
 	if (o.doc == "") != (o.section == "") {
 		return usageErrorf("conformance matrix: --doc and --section go together")
 	}
@@ -282,6 +286,9 @@ func conformanceMatrix(args []string) int {
 		s, err := conformance.Run(context.Background(), runOptions(target, o))
 		if err != nil {
 			return errorf("conformance: %s: %v", spec, err)
+		}
+		if i := len(m.Rows); i < len(o.labels) {
+			s.Target = o.labels[i]
 		}
 		m.Rows = append(m.Rows, s)
 	}
