@@ -326,7 +326,11 @@ func TestReferenceMCPServer(t *testing.T) {
 	}
 	cve := []string{"CVE-2025-53110", "CVE-2025-53109"}
 	s := run(old, ProfileSecurity, cve)
+	// Vectors of a tool the server has no counterpart for (search_files) skip on both versions.
 	for _, r := range s.Results {
+		if r.Status == "skip" {
+			continue
+		}
 		if c := classes(r); r.Status != "fail" || !c[ClassEscape] && !c[ClassLeak] {
 			t.Errorf("2025.3.28: %s: %s %v, want an escape or leak failure", r.ID, r.Status, r.Details)
 		}
@@ -334,6 +338,9 @@ func TestReferenceMCPServer(t *testing.T) {
 	s = run(latest, ProfileSecurity, cve)
 	var ids []string
 	for _, r := range s.Results {
+		if r.Status == "skip" {
+			continue
+		}
 		if r.Status != "pass" {
 			t.Errorf("latest: %s: %s %v", r.ID, r.Status, r.Failures)
 		}
