@@ -20,6 +20,7 @@ import (
 // that reads one NDJSON op at a time on stdin and answers on stdout (see docs/conformance.md).
 type bindingTarget struct {
 	lang, repo, binary string
+	name               string   // set for adapter: targets
 	argv               []string // the adapter command, resolved once
 	prepare            func() error
 	once               sync.Once
@@ -109,7 +110,12 @@ func pickFile(dir string, names []string, ext string) (string, error) {
 	return "", fmt.Errorf("no adapter entry point (%s) in %s", strings.Join(names, ", "), dir)
 }
 
-func (t *bindingTarget) Name() string { return "binding:" + t.lang }
+func (t *bindingTarget) Name() string {
+	if t.name != "" {
+		return t.name
+	}
+	return "binding:" + t.lang
+}
 
 // Capabilities: an adapter executes typed calls and hands each change request to the runner as
 // it arrives, so the runner can change the disk before answering, or answer with an error. It
@@ -122,7 +128,22 @@ func (t *bindingTarget) Name() string { return "binding:" + t.lang }
 // needs a POSIX shell, so Windows skips those vectors.
 func (t *bindingTarget) Capabilities() map[string]bool {
 	return map[string]bool{"change_request_fs": true, "change_request_error": true,
-		"descriptors": true, "methods": true, "host_config": runtime.GOOS != "windows"}
+		"descriptors": true, "methods": true, "initialize": true, "config": true, "events": true,
+		"change_requests": true, "host_config": runtime.GOOS != "windows"}
+}
+
+// AdapterTarget grades a third party's SDK through its own adapter program, which speaks the
+// adapter protocol (docs/conformance.md) on stdio and starts the fsbox executable binary as its
+// server. Nothing of the checkout is needed.
+func AdapterTarget(cmdline, binary string) (Target, error) {
+	argv, err := splitCommand(cmdline)
+	if err != nil {
+		return nil, err
+	}
+	if binary == "" {
+		return nil, errors.New("adapter targets need the fsbox executable the adapter starts (--binary)")
+	}
+	return &bindingTarget{lang: cmdline, binary: binary, argv: argv, name: "adapter:" + cmdline}, nil
 }
 
 func (t *bindingTarget) Open(ctx context.Context) (Session, error) { return t.open(t.binary) }

@@ -15,7 +15,7 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-//go:embed vector.schema.json vectors baselines
+//go:embed vector.schema.json vectors baselines tags.json mcp
 var embedded embed.FS
 
 // VectorSchema returns the committed JSON Schema of a vector file.

@@ -15,11 +15,18 @@ import (
 	"syscall"
 )
 
-// Fixture is the temporary tree of one vector: <base>/ws is the root, <base>/ws-outside the
-// sibling tree that escape attempts aim at. The sibling's name starts with the root's name, so a
-// server that checks containment by string prefix is caught too.
+// Fixture is the temporary tree of one vector: <base>/ws is the root, and two trees outside it
+// hold the same canary files:
+//
+//   - <base>/ws-outside, the prefix sibling: its name starts with the root's name, so a server that
+//     checks containment by string prefix (CVE-2025-53110) lets it through. Only the vectors about
+//     that bug (traversal/*-abs-prefix-sibling) aim at it;
+//   - <base>/elsewhere, which shares no prefix with the root: every other escape attempt aims at
+//     it, so a prefix bug fails the prefix vectors and no others.
 type Fixture struct {
 	Base, Root, Outside string
+	// Elsewhere is the outside tree that shares no prefix with Root.
+	Elsewhere string
 	// RootArg is what the runner passes as root_dir (a symlink to Root with RootViaSymlink).
 	RootArg string
 	// RealBase is Base with symlinks resolved (the temp dir may itself be reached through one).
@@ -37,9 +44,10 @@ func ptr[T any](v T) *T { return &v }
 
 // NewFixture builds the vector's tree below base.
 func NewFixture(base string, v *Vector) (*Fixture, error) {
-	f := &Fixture{Base: base, Root: filepath.Join(base, "ws"), Outside: filepath.Join(base, "ws-outside")}
+	f := &Fixture{Base: base, Root: filepath.Join(base, "ws"), Outside: filepath.Join(base, "ws-outside"),
+		Elsewhere: filepath.Join(base, "elsewhere")}
 	f.RootArg = f.Root
-	for _, d := range []string{f.Root, f.Outside} {
+	for _, d := range []string{f.Root, f.Outside, f.Elsewhere} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -48,8 +56,10 @@ func NewFixture(base string, v *Vector) (*Fixture, error) {
 	if f.RealBase, err = filepath.EvalSymlinks(base); err != nil {
 		return nil, err
 	}
-	if err := f.create(f.Outside, append(append([]Entry{}, defaultOutside...), v.Outside...)); err != nil {
-		return nil, fmt.Errorf("outside tree: %w", err)
+	for _, d := range f.OutsideTrees() {
+		if err := f.create(d, append(append([]Entry{}, defaultOutside...), v.Outside...)); err != nil {
+			return nil, fmt.Errorf("outside tree: %w", err)
+		}
 	}
 	if err := f.create(f.Root, v.Workspace); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
@@ -63,12 +73,17 @@ func NewFixture(base string, v *Vector) (*Fixture, error) {
 	return f, nil
 }
 
-// Expand replaces {{root}} and {{outside}} in s with the fixture's absolute paths.
+// OutsideTrees are the trees outside the root, which nothing may read or change.
+func (f *Fixture) OutsideTrees() []string { return []string{f.Outside, f.Elsewhere} }
+
+// Expand replaces {{root}}, {{outside}} (the prefix sibling) and {{elsewhere}} in s with the
+// fixture's absolute paths.
 func (f *Fixture) Expand(s string) string {
 	if !strings.Contains(s, "{{") {
 		return s
 	}
-	return strings.NewReplacer("{{root}}", f.Root, "{{outside}}", f.Outside, "{{root_arg}}", f.RootArg).Replace(s)
+	return strings.NewReplacer("{{root}}", f.Root, "{{outside}}", f.Outside, "{{elsewhere}}", f.Elsewhere,
+		"{{root_arg}}", f.RootArg).Replace(s)
 }
 
 // ExpandAll applies Expand to every string in a decoded JSON value.
@@ -160,8 +175,11 @@ func within(dir, rel string) (string, error) {
 func (f *Fixture) Apply(ops []FSOp) error {
 	for _, op := range ops {
 		dir := f.Root
-		if op.In == "outside" {
+		switch op.In {
+		case "outside":
 			dir = f.Outside
+		case "elsewhere":
+			dir = f.Elsewhere
 		}
 		p, err := within(dir, op.Path)
 		if err != nil {
@@ -262,7 +280,7 @@ func (f *Fixture) Check(entries []Entry) []string {
 }
 
 func redactErr(err error, f *Fixture) string {
-	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), f.Root, "<root>"), f.Outside, "<outside>")
+	return strings.NewReplacer(f.Root, "<root>", f.Outside, "<outside>", f.Elsewhere, "<elsewhere>").Replace(err.Error())
 }
 
 func quoteShort(b []byte) string {
@@ -308,22 +326,40 @@ func Snapshot(dir string) (map[string]string, error) {
 	return out, err
 }
 
-// diffSnapshots lists what changed between two snapshots of the outside tree.
-func diffSnapshots(before, after map[string]string) []string {
-	var out []string
+// snapshotOutside records both outside trees, keyed by path below the fixture's base.
+func (f *Fixture) snapshotOutside() (map[string]string, error) {
+	out := map[string]string{}
+	for _, d := range f.OutsideTrees() {
+		snap, err := Snapshot(d)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range snap {
+			out[filepath.ToSlash(filepath.Join(filepath.Base(d), k))] = v
+		}
+	}
+	return out, nil
+}
+
+// snapDiff is one difference between two snapshots: the path and a message naming it.
+type snapDiff struct{ path, msg string }
+
+// diffSnapshots lists what changed between two snapshots of a tree.
+func diffSnapshots(before, after map[string]string) []snapDiff {
+	var out []snapDiff
 	for k, v := range before {
 		if w, ok := after[k]; !ok {
-			out = append(out, "outside tree: "+k+" was removed")
+			out = append(out, snapDiff{k, "outside tree: " + k + " was removed"})
 		} else if w != v {
-			out = append(out, "outside tree: "+k+" changed ("+v+" → "+w+")")
+			out = append(out, snapDiff{k, "outside tree: " + k + " changed (" + v + " → " + w + ")"})
 		}
 	}
 	for k := range after {
 		if _, ok := before[k]; !ok {
-			out = append(out, "outside tree: "+k+" was created")
+			out = append(out, snapDiff{k, "outside tree: " + k + " was created"})
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].msg < out[j].msg })
 	return out
 }
 

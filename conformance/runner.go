@@ -22,12 +22,20 @@ type Options struct {
 	// Vectors to run; nil means the embedded suite.
 	Vectors []*Vector
 	// Filter keeps vectors whose id matches one of these globs (doublestar); empty keeps all.
-	Filter   []string
+	Filter []string
+	// Tags keeps vectors carrying a tag that matches one of these globs ("CVE-*", "read_file");
+	// empty keeps all. Filter and Tags must both keep a vector.
+	Tags []string
+	// Profile is "strict" (the default: every expectation) or "security" (outcome only: leaks,
+	// escapes and refusals; see docs/conformance.md).
+	Profile  string
 	Baseline *Baseline
 	// Parallel is how many vectors run at once (default 4).
 	Parallel int
 	// StepTimeout bounds one step (default 20s); a hang is a failure, not a stuck run.
 	StepTimeout time.Duration
+	// VectorTimeout bounds a whole vector, session start and stop included (default 3m).
+	VectorTimeout time.Duration
 	// TempDir holds the fixtures (default os.TempDir()).
 	TempDir string
 }
@@ -38,11 +46,15 @@ type Result struct {
 	Category string `json:"category"`
 	// Status is pass, fail, skip, xfail (failed and listed in the baseline) or xpass (listed in the
 	// baseline but passed: a failure of the run).
-	Status     string   `json:"status"`
-	Failures   []string `json:"failures,omitempty"`
-	Reason     string   `json:"reason,omitempty"`
-	DurationMS int64    `json:"duration_ms"`
-	Stderr     string   `json:"stderr,omitempty"`
+	Status string   `json:"status"`
+	Tags   []string `json:"tags,omitempty"`
+	// Failures are the failure messages; Details the same failures with class and whole value
+	// (the report's "failures").
+	Failures   []string  `json:"-"`
+	Details    []Failure `json:"failures,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	Stderr     string    `json:"stderr,omitempty"`
 }
 
 // Summary is a whole run.
@@ -89,17 +101,31 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if c := loadContract(); c.err != nil {
 		return nil, fmt.Errorf("schema bundle: %w", c.err)
 	}
+	tagMap, err := loadTagMap()
+	if err != nil {
+		return nil, err
+	}
 	var vs []*Vector
 	for _, v := range all {
-		if matchesAny(o.Filter, v.ID) {
+		if matchesAny(o.Filter, v.ID) && HasTag(o.Tags, v.AllTags(tagMap)) {
 			vs = append(vs, v)
 		}
+	}
+	switch o.Profile {
+	case "":
+		o.Profile = ProfileStrict
+	case ProfileStrict, ProfileSecurity:
+	default:
+		return nil, fmt.Errorf("unknown profile %q: want strict or security", o.Profile)
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 4
 	}
 	if o.StepTimeout <= 0 {
 		o.StepTimeout = 20 * time.Second
+	}
+	if o.VectorTimeout <= 0 {
+		o.VectorTimeout = 3 * time.Minute
 	}
 	caps := platformCaps()
 	for k, v := range o.Target.Capabilities() {
@@ -116,6 +142,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			defer func() { <-sem }()
 			r := &runner{o: &o, v: v, caps: caps}
 			results[i] = r.run(ctx)
+			results[i].Tags = v.AllTags(tagMap)
 		}()
 	}
 	wg.Wait()
@@ -150,7 +177,9 @@ type runner struct {
 	m    *matcher
 	sess Session
 	mu   sync.Mutex
-	bad  []string
+	bad  []Failure
+	// canaries are the outside bytes and names no reply may carry.
+	canaries canarySet
 	// events is the events capability the session was opened with.
 	events bool
 	// root is the root_dir of the initialize result when the vector chose the root itself
@@ -158,14 +187,30 @@ type runner struct {
 	root string
 }
 
-// failf records a failure; change-request answers call it from the connection's goroutines.
-func (r *runner) failf(format string, args ...any) { r.addFailures(fmt.Sprintf(format, args...)) }
-
-func (r *runner) addFailures(msgs ...string) {
+// failf records a failure of a class with the whole offending value (nil: none); change-request
+// answers call it from the connection's goroutines.
+func (r *runner) failf(class string, value any, format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bad = append(r.bad, msgs...)
+	r.bad = append(r.bad, Failure{Class: class, Message: fmt.Sprintf(format, args...), Value: value})
 }
+
+// addFailures records messages of one class.
+func (r *runner) addFailures(class string, msgs ...string) {
+	for _, m := range msgs {
+		r.failf(class, nil, "%s", m)
+	}
+}
+
+// mismatches records matcher lines, each classified by what it is about; value is the whole
+// value that was matched.
+func (r *runner) mismatches(lines []string, value any) {
+	for _, l := range lines {
+		r.failf(mismatchClass(l), value, "%s", l)
+	}
+}
+
+func (r *runner) security() bool { return r.o.Profile == ProfileSecurity }
 
 func (r *runner) failures() int {
 	r.mu.Lock()
@@ -181,49 +226,57 @@ func (r *runner) run(ctx context.Context) (res Result) {
 		res.Status, res.Reason = "skip", "needs "+strings.Join(missing, ", ")
 		return res
 	}
+	runnerFail := func(msg string) Result {
+		res.Status = "fail"
+		res.Details = []Failure{{Class: ClassRunner, Message: "runner: " + msg}}
+		res.Failures = []string{res.Details[0].Message}
+		return res
+	}
 	base, err := os.MkdirTemp(r.o.TempDir, "fsconf-")
 	if err != nil {
-		res.Status, res.Failures = "fail", []string{"runner: " + err.Error()}
-		return res
+		return runnerFail(err.Error())
 	}
 	fx, err := NewFixture(base, r.v)
 	if fx == nil {
 		_ = os.RemoveAll(base)
-		res.Status, res.Failures = "fail", []string{"runner: building the fixture: " + err.Error()}
-		return res
+		return runnerFail("building the fixture: " + err.Error())
 	}
 	defer fx.Cleanup()
 	if err != nil {
-		res.Status, res.Failures = "fail", []string{"runner: building the fixture: " + err.Error()}
-		return res
+		return runnerFail("building the fixture: " + err.Error())
 	}
 	r.fx = fx
 	r.m = &matcher{vars: map[string]any{}, fx: fx}
-	outsideBefore, err := Snapshot(fx.Outside)
+	r.canaries = fx.canaries(r.v)
+	outsideBefore, err := fx.snapshotOutside()
 	if err != nil {
-		res.Status, res.Failures = "fail", []string{"runner: " + err.Error()}
-		return res
+		return runnerFail(err.Error())
 	}
 	skip := r.body(ctx)
 	if r.sess != nil {
 		res.Stderr = tail(r.sess.Close(), 4000)
 		if wc, ok := r.sess.(wireCapable); ok {
 			for _, v := range wc.Violations() {
-				r.failf("wire: %s", v)
+				r.failf(ClassCrash, nil, "wire: %s", v)
 			}
 		}
 	}
-	if skip != "" {
+	if skip != "" && r.failures() == 0 {
 		res.Status, res.Reason = "skip", skip
 		return res
 	}
-	if outsideAfter, err := Snapshot(fx.Outside); err != nil {
-		r.failf("runner: %v", err)
+	if outsideAfter, err := fx.snapshotOutside(); err != nil {
+		r.failf(ClassRunner, nil, "runner: %v", err)
 	} else {
-		r.addFailures(diffSnapshots(outsideBefore, outsideAfter)...)
+		for _, d := range diffSnapshots(outsideBefore, outsideAfter) {
+			r.failf(ClassEscape, d.path, "%s", d.msg)
+		}
 	}
 	if len(r.bad) > 0 {
-		res.Status, res.Failures = "fail", r.bad
+		res.Status, res.Details = "fail", r.bad
+		for _, f := range r.bad {
+			res.Failures = append(res.Failures, f.Class+": "+f.Message)
+		}
 	} else {
 		res.Status, res.Stderr = "pass", ""
 	}
@@ -248,6 +301,17 @@ func (r *runner) missingCaps() []string {
 		need["raw_wire"] = true
 	}
 	need["host_config"] = r.v.HostConfig != nil
+	if r.v.Init != nil || r.v.RootViaSymlink {
+		need["initialize"] = true // the outcome of fsbox's initialize is what the vector checks
+	}
+	for k := range r.v.Config {
+		if k != "tools" { // a tool selection is met by any target that has the tools
+			need["config"] = true
+		}
+	}
+	if r.v.ChangeRequests {
+		need["change_requests"] = true
+	}
 	entry := func(e Entry) {
 		need["fifo"] = need["fifo"] || e.FIFO
 		need["symlinks"] = need["symlinks"] || e.Symlink != nil
@@ -261,6 +325,14 @@ func (r *runner) missingCaps() []string {
 	var steps func([]Step)
 	steps = func(list []Step) {
 		for _, st := range list {
+			if st.Events != nil && !r.security() {
+				need["events"] = true
+			}
+			if policyKinds[expectedKind(st.Error)] {
+				// The refusal comes from fsbox's policy (its default protected patterns, or the
+				// vector's config): only a target that takes fsbox's config can be held to it.
+				need["config"] = true
+			}
 			need["raw_wire"] = need["raw_wire"] || st.Raw != nil
 			need["methods"] = need["methods"] || st.Method != ""
 			need["pipelining"] = need["pipelining"] || st.Parallel != nil
@@ -292,7 +364,7 @@ func (r *runner) missingCaps() []string {
 
 // body opens the session and runs the steps; it returns a skip reason when the target declined.
 func (r *runner) body(ctx context.Context) string {
-	vctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	vctx, cancel := context.WithTimeout(ctx, r.o.VectorTimeout)
 	defer cancel()
 	var sess Session
 	var err error
@@ -304,8 +376,12 @@ func (r *runner) body(ctx context.Context) string {
 	} else {
 		sess, err = r.o.Target.Open(vctx)
 	}
+	var skipErr *skipError
+	if errors.As(err, &skipErr) {
+		return skipErr.reason
+	}
 	if err != nil {
-		r.failf("opening a session: %v", err)
+		r.failf(errorClass(err), nil, "opening a session: %v", err)
 		return ""
 	}
 	r.sess = sess
@@ -328,8 +404,11 @@ func (r *runner) body(ctx context.Context) string {
 			break // later steps build on this one; their failures would only repeat it
 		}
 	}
-	if r.failures() == 0 {
-		r.addFailures(r.fx.Check(r.v.After)...)
+	if vctx.Err() != nil && r.failures() == 0 {
+		r.failf(ClassTimeout, nil, "the vector did not finish within %s", r.o.VectorTimeout)
+	}
+	if r.failures() == 0 && !r.security() {
+		r.addFailures(ClassWrongOutcome, r.fx.Check(r.v.After)...)
 	}
 	return ""
 }
@@ -368,7 +447,7 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 		return false, "adapter: " + skip.reason
 	}
 	if err != nil {
-		r.failf("initialize: %v", err)
+		r.failf(errorClass(err), nil, "initialize: %v", err)
 		return false, ""
 	}
 	if m, ok := res.(map[string]any); ok {
@@ -376,7 +455,7 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 			// Offering descriptors means reporting the whole result (bindings: as the SDK decoded
 			// it), so it must fit the bundle.
 			if reason := validate(loadContract().init, m); reason != "" {
-				r.failf("initialize: result does not fit the schema bundle: %s", reason)
+				r.failf(ClassWrongOutcome, m, "initialize: result does not fit the schema bundle: %s", reason)
 			}
 		}
 		m["tool_names"] = toolNames(m["tools"])
@@ -386,7 +465,7 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 		if !overridesRoot && rpcErr == nil {
 			real, _ := filepath.EvalSymlinks(r.fx.Root)
 			if got := asString(m["root_dir"]); got != real {
-				r.failf("initialize: root_dir is %q, want the resolved root %q", got, real)
+				r.failf(ClassWrongOutcome, got, "initialize: root_dir is %q, want the resolved root %q", got, real)
 			}
 		}
 		withoutRoot := map[string]any{}
@@ -400,23 +479,21 @@ func (r *runner) initialize(ctx context.Context) (bool, string) {
 	if r.v.Init != nil {
 		if r.v.Init.Error != nil {
 			if rpcErr == nil {
-				r.failf("initialize: succeeded, want error %s", show(r.v.Init.Error))
+				r.failf(ClassWrongOutcome, res, "initialize: succeeded, want error %s", show(r.v.Init.Error))
 				return false, ""
 			}
-			for _, b := range r.m.match(r.v.Init.Error, rpcErr, "initialize.error") {
-				r.failf("%s", b)
+			if !r.security() {
+				r.mismatches(r.m.match(r.v.Init.Error, rpcErr, "initialize.error"), rpcErr)
 			}
 			r.checkLeaks("initialize error", rpcErr, any(cfg))
 			return false, "" // a session that failed to open has nothing more to run
 		}
-		if rpcErr == nil {
-			for _, b := range r.m.match(r.v.Init.Result, res, "initialize.result") {
-				r.failf("%s", b)
-			}
+		if rpcErr == nil && !r.security() {
+			r.mismatches(r.m.match(r.v.Init.Result, res, "initialize.result"), res)
 		}
 	}
 	if rpcErr != nil {
-		r.failf("initialize failed: %s", show(rpcErr))
+		r.failf(ClassWrongOutcome, rpcErr, "initialize failed: %s", show(rpcErr))
 		return false, ""
 	}
 	return true, ""
@@ -444,42 +521,56 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 	sctx, cancel := context.WithTimeout(ctx, r.o.StepTimeout)
 	defer cancel()
 	if err := r.fx.Apply(st.FS); err != nil {
-		r.failf("%s: runner fs change: %v", label, err)
+		r.failf(ClassRunner, nil, "%s: runner fs change: %v", label, err)
 		return ""
 	}
 	wc, _ := r.sess.(wireCapable)
 	switch {
 	case st.Call != "":
 		args := r.fx.ExpandAll(r.subst(st.Args))
+		// A call that must be refused for containment or policy must change nothing in the root
+		// either; scripted disk changes during its change requests are the runner's own.
+		var rootBefore map[string]string
+		if securityKinds[expectedKind(st.Error)] && len(st.Answers) == 0 {
+			rootBefore, _ = Snapshot(r.fx.Root)
+		}
 		out, err := r.sess.Call(sctx, st.Call, args, r.answerFunc(st.Answers, label))
 		if err != nil {
-			r.failf("%s: %s: %v", label, st.Call, err)
+			r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Call, err)
 			return ""
 		}
 		if out.Skipped != "" {
-			return "adapter: " + out.Skipped
+			return out.Skipped
 		}
 		r.checkOutcome(label+": "+st.Call, st, out, args)
+		if rootBefore != nil {
+			if after, err := Snapshot(r.fx.Root); err == nil {
+				for _, d := range diffSnapshots(rootBefore, after) {
+					r.failf(ClassEscape, d.path, "%s: %s: refused call changed the root: %s", label, st.Call,
+						strings.TrimPrefix(d.msg, "outside tree: "))
+				}
+			}
+		}
 	case st.Method != "":
 		rq, _ := r.sess.(requester)
 		out, err := rq.Request(sctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
 		if err != nil {
-			r.failf("%s: %s: %v", label, st.Method, err)
+			r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Method, err)
 			return ""
 		}
 		if out.Skipped != "" {
-			return "adapter: " + out.Skipped
+			return out.Skipped
 		}
 		r.checkOutcome(label+": "+st.Method, st, out, nil)
 	case st.Raw != nil:
 		line, err := r.rawLine(st.Raw)
 		if err != nil {
-			r.failf("%s: bad raw line in vector: %v", label, err)
+			r.failf(ClassRunner, nil, "%s: bad raw line in vector: %v", label, err)
 			return ""
 		}
 		got, err := wc.Raw(sctx, line, len(st.Responses), st.ExpectEOF)
 		if err != nil {
-			r.failf("%s: %v", label, err)
+			r.failf(errorClass(err), nil, "%s: %v", label, err)
 		}
 		if got == nil {
 			got = []any{}
@@ -488,8 +579,8 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 		if want == nil {
 			want = []any{}
 		}
-		for _, b := range r.m.unordered(want, got, label+": responses") {
-			r.failf("%s", b)
+		if !r.security() {
+			r.mismatches(r.m.unordered(want, got, label+": responses"), got)
 		}
 		r.checkLeaks(label+": responses", got, rawStrings(line))
 	case st.Parallel != nil:
@@ -499,7 +590,7 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 		}
 		outs, err := wc.Parallel(sctx, st.Parallel, args)
 		if err != nil {
-			r.failf("%s: %v", label, err)
+			r.failf(errorClass(err), nil, "%s: %v", label, err)
 			return ""
 		}
 		counts := map[string]int{}
@@ -517,11 +608,13 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 				want[k] = n
 			}
 		}
-		if show(counts) != show(want) {
-			r.failf("%s: outcomes %s, want %s", label, show(counts), show(want))
+		if show(counts) != show(want) && !r.security() {
+			r.failf(ClassWrongOutcome, counts, "%s: outcomes %s, want %s", label, show(counts), show(want))
 		}
 	}
-	r.addFailures(prefixAll(label+": ", r.fx.Check(st.After))...)
+	if !r.security() {
+		r.addFailures(ClassWrongOutcome, prefixAll(label+": ", r.fx.Check(st.After))...)
+	}
 	return ""
 }
 
@@ -548,7 +641,7 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 		}
 		a := answers[i]
 		if err := r.fx.Apply(a.FS); err != nil {
-			r.failf("%s: runner fs change during the change request: %v", label, err)
+			r.failf(ClassRunner, nil, "%s: runner fs change during the change request: %v", label, err)
 		}
 		r.sideCalls(a.Calls, label+": while the change request is pending")
 		if a.Error != nil {
@@ -575,7 +668,7 @@ func (r *runner) sideCalls(calls []Step, label string) {
 		out, err := wc.Side(ctx, st.Call, args)
 		cancel()
 		if err != nil {
-			r.failf("%s: %s: %v", label, st.Call, err)
+			r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Call, err)
 			continue
 		}
 		side := *st
@@ -584,54 +677,70 @@ func (r *runner) sideCalls(calls []Step, label string) {
 	}
 }
 
-// checkOutcome matches an outcome and runs the checks every outcome gets.
+// checkOutcome matches an outcome and runs the checks every outcome gets. The security profile
+// grades only what the outcome reveals and whether a refusal that containment or policy demands
+// happened; the strict profile grades every expectation.
 func (r *runner) checkOutcome(label string, st *Step, out *Outcome, sent any) {
+	if r.security() {
+		if securityKinds[expectedKind(st.Error)] && out.Error == nil {
+			r.failf(ClassEscape, out.Result, "%s: succeeded, but the call must be refused (%s)", label, expectedKind(st.Error))
+		}
+		r.checkLeaks(label, out.Result, sent)
+		r.checkLeaks(label+": error", out.Error, sent)
+		return
+	}
 	m := r.m
 	switch {
 	case st.Error != nil:
 		if out.Error == nil {
-			r.failf("%s: succeeded with %s, want error %s", label, show(out.Result), show(st.Error))
-		} else {
-			for _, b := range m.match(st.Error, out.Error, label+": error") {
-				r.failf("%s", b)
+			class := ClassWrongOutcome
+			if securityKinds[expectedKind(st.Error)] {
+				class = ClassEscape
 			}
+			r.failf(class, out.Result, "%s: succeeded with %s, want error %s", label, show(out.Result), show(st.Error))
+		} else {
+			r.mismatches(m.match(st.Error, out.Error, label+": error"), out.Error)
 		}
 	case out.Error != nil:
-		r.failf("%s: failed with %s", label, show(out.Error))
-	case st.Result != nil:
-		for _, b := range m.match(st.Result, out.Result, label+": result") {
-			r.failf("%s", b)
+		class := ClassWrongOutcome
+		if k := asString(out.Error["kind"]); k == "unknown_tool" || k == "tool_unavailable" {
+			class = ClassMissingFeature
 		}
+		r.failf(class, out.Error, "%s: failed with %s", label, show(out.Error))
+	case st.Result != nil:
+		r.mismatches(m.match(st.Result, out.Result, label+": result"), out.Result)
 	}
 	if st.Events != nil {
-		for _, b := range m.match(st.Events, nonNil(out.Events), label+": events") {
-			r.failf("%s", b)
-		}
+		r.mismatches(m.match(st.Events, nonNil(out.Events), label+": events"), out.Events)
 	}
 	if st.ChangeRequests != nil {
-		for _, b := range m.match(st.ChangeRequests, nonNil(out.ChangeRequests), label+": change_requests") {
-			r.failf("%s", b)
-		}
+		r.mismatches(m.match(st.ChangeRequests, nonNil(out.ChangeRequests), label+": change_requests"), out.ChangeRequests)
 	}
 	r.checkLeaks(label, out.Result, sent)
 	r.checkLeaks(label+": error", out.Error, sent)
 	if !r.events && len(out.Events) > 0 {
-		r.failf("%s: %d events sent although the client did not ask for events", label, len(out.Events))
+		r.failf(ClassWrongOutcome, out.Events, "%s: %d events sent although the client did not ask for events", label, len(out.Events))
 	}
 	if out.Error != nil {
 		if len(out.Events) > 0 {
-			r.failf("%s: failed but emitted events %s (failed calls emit nothing)", label, show(out.Events))
+			r.failf(ClassWrongOutcome, out.Events, "%s: failed but emitted events %s (failed calls emit nothing)", label, show(out.Events))
 		}
-		if st.Call != "" {
+		if st.Call != "" && r.caps["descriptors"] {
 			r.checkErrorShape(label, out.Error)
 		}
-	} else if st.Call != "" {
+	} else if st.Call != "" && r.caps["descriptors"] {
 		if reason := validate(loadContract().results[st.Call], out.Result); reason != "" {
-			r.failf("%s: result does not fit the schema bundle: %s", label, reason)
+			r.failf(ClassWrongOutcome, out.Result, "%s: result does not fit the schema bundle: %s", label, reason)
 		}
 	}
 	r.checkEvents(label, out.Events)
 	r.checkEvents(label+": change request", out.ChangeRequests)
+}
+
+// expectedKind is the error kind an expectation names ("" for none or a matcher).
+func expectedKind(want any) string {
+	m, _ := want.(map[string]any)
+	return asString(m["kind"])
 }
 
 func nonNil(v []any) []any {
@@ -651,7 +760,7 @@ func (r *runner) checkErrorShape(label string, e map[string]any) {
 	}
 	retry, known := loadContract().kinds[kind]
 	if !known {
-		r.failf("%s: error %s has no known kind (data.kind)", label, show(e))
+		r.failf(ClassWrongKind, e, "%s: error %s has no known kind (data.kind)", label, show(e))
 		return
 	}
 	want := "-32002"
@@ -662,13 +771,13 @@ func (r *runner) checkErrorShape(label string, e map[string]any) {
 		want = "-32602"
 	}
 	if code != want {
-		r.failf("%s: kind %s came with code %s, want %s", label, kind, code, want)
+		r.failf(ClassWrongKind, e, "%s: kind %s came with code %s, want %s", label, kind, code, want)
 	}
 	if got, ok := e["retry"].(bool); !ok || got != retry {
-		r.failf("%s: kind %s came with retry %v, want %v", label, kind, e["retry"], retry)
+		r.failf(ClassWrongKind, e, "%s: kind %s came with retry %v, want %v", label, kind, e["retry"], retry)
 	}
 	if p := asString(e["path"]); strings.HasPrefix(p, "/") {
-		r.failf("%s: error path %q is not root-relative", label, p)
+		r.failf(ClassLeak, p, "%s: error path %q is not root-relative", label, p)
 	}
 }
 
@@ -683,24 +792,37 @@ func (r *runner) checkEvents(label string, evs []any) {
 		kind := asString(m["kind"])
 		s, ok := loadContract().events[kind]
 		if !ok {
-			r.failf("%s: event %d has unknown kind %q", label, i+1, kind)
+			r.failf(ClassWrongOutcome, e, "%s: event %d has unknown kind %q", label, i+1, kind)
 			continue
 		}
 		if reason := validate(s, e); reason != "" {
-			r.failf("%s: event %d (%s) does not fit the schema bundle: %s", label, i+1, kind, reason)
+			r.failf(ClassWrongOutcome, e, "%s: event %d (%s) does not fit the schema bundle: %s", label, i+1, kind, reason)
 		}
 		if got := asString(m["root_dir"]); got != real {
-			r.failf("%s: event %d root_dir %q, want the resolved root %q", label, i+1, got, real)
+			r.failf(ClassWrongOutcome, e, "%s: event %d root_dir %q, want the resolved root %q", label, i+1, got, real)
 		}
 		if p := asString(m["path"]); strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
-			r.failf("%s: event %d path %q is not root-relative", label, i+1, p)
+			r.failf(ClassLeak, e, "%s: event %d path %q is not root-relative", label, i+1, p)
 		}
 	}
 }
 
+// checkLeaks fails a reply that carries outside bytes or names (both profiles) or a host path.
+// The strict profile counts any path below the fixture's base that the client did not send; the
+// security profile excuses what the client already knows (see Fixture.securityLeaks).
 func (r *runner) checkLeaks(label string, v any, sent any) {
-	for _, l := range r.fx.leaks(v, stringsIn(sent)) {
-		r.failf("%s: reveals a host path: %s", label, l)
+	sentStrs := stringsIn(sent)
+	for _, l := range r.canaries.find(v, sentStrs) {
+		r.failf(ClassLeak, l.value, "%s: reveals %s", label, l.what)
+	}
+	var leaks []string
+	if r.security() {
+		leaks = r.fx.securityLeaks(v, sentStrs, r.v)
+	} else {
+		leaks = r.fx.leaks(v, sentStrs)
+	}
+	for _, l := range leaks {
+		r.failf(ClassLeak, l, "%s: reveals a host path: %s", label, shorten(l, r.fx))
 	}
 }
 
@@ -721,7 +843,7 @@ func (f *Fixture) leaks(v any, sent []string) []string {
 			t = strings.ReplaceAll(t, h, "")
 		}
 		if strings.Contains(t, f.Base) || strings.Contains(t, f.RealBase) {
-			out = append(out, shorten(s, f))
+			out = append(out, s)
 		}
 	}
 	return out
@@ -731,6 +853,9 @@ func shorten(s string, f *Fixture) string {
 	i := strings.Index(s, f.Base)
 	if i < 0 {
 		i = strings.Index(s, f.RealBase)
+	}
+	if i < 0 {
+		return fmt.Sprintf("%q", s)
 	}
 	lo, hi := max(0, i-60), min(len(s), i+len(f.Base)+60)
 	return fmt.Sprintf("%q", s[lo:hi])

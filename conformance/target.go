@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 )
 
 // StartParams opens a session on a vector's fixture.
@@ -67,7 +65,8 @@ type hostConfigurable interface {
 
 // wireCaps are the capabilities of every target spoken to on the raw protocol.
 var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": true,
-	"change_request_fs": true, "change_request_error": true, "descriptors": true, "cancel": true}
+	"change_request_fs": true, "change_request_error": true, "descriptors": true, "cancel": true,
+	"initialize": true, "config": true, "events": true, "change_requests": true}
 
 // DialFunc connects to a fresh server session, e.g. one in the same process.
 type DialFunc func(ctx context.Context) (io.ReadWriteCloser, error)
@@ -164,51 +163,6 @@ func (t *serverTarget) start(argv []string) (Session, error) {
 	return &wireSession{c: newWireConn(p.stdout, p.stdin, p.close), stderr: p.stderr.String}, nil
 }
 
-// process is a child speaking on its stdio.
-type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	stderr *capBuffer
-	once   sync.Once
-	err    error
-}
-
-func startProcess(argv []string, dir string) (*process, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	p := &process{cmd: cmd, stderr: &capBuffer{max: 64 << 10}}
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	if p.stdout, err = cmd.StdoutPipe(); err != nil {
-		return nil, err
-	}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
-	}
-	return p, nil
-}
-
-// close closes stdin (EOF ends a well-behaved server) and waits a while before killing.
-func (p *process) close() error {
-	p.once.Do(func() {
-		_ = p.stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- p.cmd.Wait() }()
-		select {
-		case p.err = <-done:
-		case <-time.After(5 * time.Second):
-			_ = p.cmd.Process.Kill()
-			p.err = <-done
-			p.stderr.Write([]byte("\n[conformance: killed after stdin EOF did not end it within 5s]\n"))
-		}
-	})
-	return p.err
-}
-
 // capBuffer keeps the first max bytes written to it.
 type capBuffer struct {
 	mu  sync.Mutex
@@ -244,11 +198,15 @@ type TargetOptions struct {
 	InprocConfig ConfigDialFunc
 	// RepoDir is the fsbox checkout holding the adapters and SDKs (binding targets).
 	RepoDir string
-	// Binary is the fsbox executable the adapters start (binding targets).
+	// Binary is the fsbox executable the adapters start (binding and adapter targets).
 	Binary string
+	// Mapping maps the suite's tools onto an MCP server's (mcp targets): "reference" (default),
+	// "none", or a mapping file.
+	Mapping string
 }
 
-// ParseTarget turns "inproc", "server:<command line>" or "binding:go|python|typescript" into a Target.
+// ParseTarget turns "inproc", "server:<command line>", "binding:go|python|typescript",
+// "adapter:<command line>" or "mcp:<command line>" into a Target.
 func ParseTarget(spec string, o TargetOptions) (Target, error) {
 	switch {
 	case spec == "inproc":
@@ -260,9 +218,24 @@ func ParseTarget(spec string, o TargetOptions) (Target, error) {
 		return ServerTarget(strings.TrimPrefix(spec, "server:"))
 	case strings.HasPrefix(spec, "binding:"):
 		return BindingTarget(strings.TrimPrefix(spec, "binding:"), o.RepoDir, o.Binary)
+	case strings.HasPrefix(spec, "adapter:"):
+		return AdapterTarget(strings.TrimPrefix(spec, "adapter:"), o.Binary)
+	case strings.HasPrefix(spec, "mcp:"):
+		name := o.Mapping
+		if name == "" {
+			name = "reference"
+		}
+		m, err := LoadToolMapping(name)
+		if err != nil {
+			return nil, err
+		}
+		return MCPTarget(strings.TrimPrefix(spec, "mcp:"), m)
 	}
-	return nil, fmt.Errorf("unknown target %q: want inproc, server:<command line> or binding:go|python|typescript", spec)
+	return nil, fmt.Errorf("unknown target %q: want %s", spec, TargetForms)
 }
+
+// TargetForms lists the target specs ParseTarget accepts.
+const TargetForms = "inproc, server:COMMAND, binding:go|python|typescript, adapter:COMMAND or mcp:COMMAND"
 
 // platformCaps are the capabilities of the machine the runner is on.
 func platformCaps() map[string]bool {

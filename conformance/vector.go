@@ -24,11 +24,14 @@ type Vector struct {
 	// Requires names capabilities of the platform or target; a vector whose requirement is not
 	// met is skipped, never failed.
 	Requires []string `json:"requires,omitempty"`
+	// Tags are the vector's own tags (CVE ids, advisories); AllTags adds the derived ones.
+	Tags []string `json:"tags,omitempty"`
 	// Generated names the template a generated vector came from.
 	Generated string `json:"generated,omitempty"`
 
 	Workspace []Entry `json:"workspace,omitempty"`
-	// Outside is added to the sibling tree, which always holds secret.txt and sub/deep.txt.
+	// Outside is added to both outside trees (the prefix sibling ws-outside and the unrelated
+	// elsewhere), which always hold secret.txt and sub/deep.txt.
 	Outside []Entry `json:"outside,omitempty"`
 	// Config is merged over {root_dir: <fixture root>} in initialize.
 	Config map[string]any `json:"config,omitempty"`
@@ -95,7 +98,7 @@ type Entry struct {
 
 // FSOp is a change the runner makes to the disk itself, between steps or while a change request
 // is pending. Op is "create" (an Entry, replacing what is there), "delete", "rename" (to To) or
-// "chmod" (Mode). In "outside" addresses the sibling tree.
+// "chmod" (Mode). In "outside" addresses the prefix sibling tree, "elsewhere" the unrelated one.
 type FSOp struct {
 	Op string `json:"op"`
 	Entry

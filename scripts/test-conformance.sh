@@ -3,6 +3,8 @@
 # in-process, the built binary through the server: target (exactly as a third party's server is
 # graded), and the Go, Python and TypeScript SDKs through their adapters. Each run must match its
 # baseline in conformance/baselines exactly. JSON Lines reports land in bin/conformance-*.jsonl.
+# Last, the reference MCP filesystem server is graded on the CVE-tagged vectors
+# (scripts/test-reference-mcp.sh; FSBOX_SKIP_REFERENCE_MCP=1 skips it).
 #
 #   scripts/test-conformance.sh    needs the Python venv and the TypeScript build, so run it after
 #                                  scripts/test-python.sh and scripts/test-typescript.sh
@@ -25,4 +27,5 @@ run server --target "server:$bin serve" --baseline server-fsbox
 run go --target binding:go --binary "$bin"
 run python --target binding:python --binary "$bin"
 run typescript --target binding:typescript --binary "$bin"
+scripts/test-reference-mcp.sh || status=1
 exit $status

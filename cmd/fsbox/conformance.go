@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/fsbox/fsbox/conformance"
 	"github.com/fsbox/fsbox/server"
@@ -16,8 +18,9 @@ func init() {
 	register(subcommand{name: "conformance", summary: "run the conformance suite against fsbox, any server, or an SDK", run: runConformance})
 }
 
-const conformanceUsage = `Usage: fsbox conformance run --target TARGET [--filter GLOB]... [--report FILE] [flags]
-       fsbox conformance list [--filter GLOB]...
+const conformanceUsage = `Usage: fsbox conformance run --target TARGET [--filter GLOB]... [--tags GLOB]... [--report FILE] [flags]
+       fsbox conformance matrix --target TARGET... [--markdown FILE] [--json FILE] [--doc FILE --section NAME] [flags]
+       fsbox conformance list [--filter GLOB]... [--tags GLOB]...
 
 Runs the shared conformance vectors against TARGET and prints a per-category table, the
 failures, and a closing "N passed, N failed, N skipped" line. Exit status: 0 when the run
@@ -29,6 +32,18 @@ Targets:
                             (split like a shell would, without one), e.g. "server:bin/fsbox serve"
   binding:go|python|typescript
                             an SDK driven through conformance/adapters/<lang> (run from the checkout)
+  adapter:COMMAND LINE      any SDK's own adapter program speaking the adapter protocol
+                            (docs/conformance.md); it starts --binary as its server
+  mcp:COMMAND LINE          an MCP server on stdio; {root} is replaced by the vector's root (else
+                            offered as the client's MCP root), {config} by a file holding the
+                            vector's config in fsbox's format (without it, vectors needing a config
+                            skip). Tools map by --mapping (default: the reference server's names).
+
+Profiles: strict (default) grades every expectation; security grades outcomes only (leaks of
+outside bytes, names or host paths; changes outside the root; refusals that must happen).
+
+The matrix runs every --target (no baselines: known failures count as failed) and writes a
+table target x category; --doc splices it into FILE between <!-- matrix:NAME:begin/end -->.
 
 Flags:
 `
@@ -45,16 +60,21 @@ func runConformance(args []string) int {
 	switch args[0] {
 	case "run":
 		return conformanceRun(args[1:])
+	case "matrix":
+		return conformanceMatrix(args[1:])
 	case "list":
 		return conformanceList(args[1:])
 	}
-	return usageErrorf("conformance: unknown action %q (want run or list)", args[0])
+	return usageErrorf("conformance: unknown action %q (want run, matrix or list)", args[0])
 }
 
 type conformanceOpts struct {
 	target, report, baseline, binary, repo string
-	filters                                []string
+	profile, mapping                       string
+	filters, tags, targets, labels         []string
+	markdown, jsonOut, doc, section        string
 	parallel                               int
+	timeout, vectorTimeout                 time.Duration
 	verbose                                bool
 }
 
@@ -69,8 +89,18 @@ func conformanceFlags(out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("fsbox conformance run", flag.ContinueOnError)
 	fs.SetOutput(out)
 	o := &confOpts
-	fs.StringVar(&o.target, "target", "", "what to grade: inproc, server:COMMAND, binding:LANG")
+	fs.Var((*multiFlag)(&o.targets), "target", "what to grade: inproc, server:COMMAND, binding:LANG, adapter:COMMAND, mcp:COMMAND (matrix: repeatable)")
 	fs.Var((*multiFlag)(&o.filters), "filter", "run only vectors whose id matches this glob (repeatable), e.g. 'traversal/**'")
+	fs.Var((*multiFlag)(&o.tags), "tags", "run only vectors with a tag matching this glob (repeatable, or comma-separated), e.g. 'CVE-*', read_file")
+	fs.StringVar(&o.profile, "profile", "strict", "grading: strict (every expectation) or security (outcomes only)")
+	fs.StringVar(&o.mapping, "mapping", "reference", "mcp targets: tool mapping, 'reference', 'none' (suite names) or a mapping file")
+	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "bound on one call or step; a hang fails with class timeout")
+	fs.DurationVar(&o.vectorTimeout, "vector-timeout", 3*time.Minute, "bound on one whole vector")
+	fs.StringVar(&o.markdown, "markdown", "", "matrix: write the Markdown table to this file")
+	fs.StringVar(&o.jsonOut, "json", "", "matrix: write the JSON matrix to this file")
+	fs.StringVar(&o.doc, "doc", "", "matrix: splice the table into this Markdown file (needs --section)")
+	fs.Var((*multiFlag)(&o.labels), "label", "matrix: the row name of the target at the same position (repeatable; default: the target spec)")
+	fs.StringVar(&o.section, "section", "", "matrix: the NAME of the <!-- matrix:NAME:begin --> markers in --doc")
 	fs.StringVar(&o.report, "report", "", "write a JSON Lines report to this file")
 	fs.StringVar(&o.baseline, "baseline", "", "expected failures: an embedded name (inproc, server-fsbox, binding-go, …), a file, or 'none'; default: the target's own")
 	fs.StringVar(&o.binary, "binary", "", "the fsbox executable binding adapters start (default: this executable)")
@@ -91,54 +121,112 @@ func conformanceList(args []string) int {
 		return errorf("%v", err)
 	}
 	for _, v := range vs {
-		if conformance.Matches(confOpts.filters, v.ID) {
-			fmt.Printf("%s\t%s\n", v.ID, v.Description)
+		tags, err := conformance.VectorTags(v)
+		if err != nil {
+			return errorf("%v", err)
+		}
+		if conformance.Matches(confOpts.filters, v.ID) && conformance.HasTag(splitTags(confOpts.tags), tags) {
+			fmt.Printf("%s\t%s\t%s\n", v.ID, strings.Join(tags, ","), v.Description)
 		}
 	}
 	return 0
 }
 
-func conformanceRun(args []string) int {
-	confOpts = conformanceOpts{}
-	fs := conformanceFlags(os.Stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
+func splitTags(list []string) []string {
+	var out []string
+	for _, t := range list {
+		for _, x := range strings.Split(t, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out = append(out, x)
+			}
+		}
 	}
-	o := confOpts
-	if o.target == "" {
-		return usageErrorf("conformance run: --target is required (inproc, server:COMMAND, binding:go|python|typescript)")
+	return out
+}
+
+var targetPrefixes = []string{"server:", "binding:", "adapter:", "mcp:"}
+
+func validTarget(t string) bool {
+	if t == "inproc" {
+		return true
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf("conformance run: unexpected argument %q", fs.Arg(0))
+	for _, p := range targetPrefixes {
+		if strings.HasPrefix(t, p) && len(t) > len(p) {
+			return true
+		}
 	}
-	if o.target != "inproc" && !strings.HasPrefix(o.target, "server:") && !strings.HasPrefix(o.target, "binding:") {
-		return usageErrorf("conformance run: unknown target %q (want inproc, server:COMMAND, binding:go|python|typescript)", o.target)
-	}
-	topts := conformance.TargetOptions{Inproc: inprocDialer(), InprocConfig: inprocConfigDialer, Binary: o.binary, RepoDir: o.repo}
-	if strings.HasPrefix(o.target, "binding:") {
+	return false
+}
+
+// buildTarget resolves a target spec, finding this executable and the checkout where needed.
+func buildTarget(spec string, o conformanceOpts) (conformance.Target, int) {
+	topts := conformance.TargetOptions{Inproc: inprocDialer(), InprocConfig: inprocConfigDialer, Binary: o.binary, RepoDir: o.repo, Mapping: o.mapping}
+	if strings.HasPrefix(spec, "binding:") || strings.HasPrefix(spec, "adapter:") {
 		if topts.Binary == "" {
 			exe, err := os.Executable()
 			if err != nil {
-				return errorf("conformance: cannot find this executable for the adapters: %v (pass --binary)", err)
+				return nil, errorf("conformance: cannot find this executable for the adapters: %v (pass --binary)", err)
 			}
 			topts.Binary = exe
 		}
-		if topts.RepoDir == "" {
-			wd, _ := os.Getwd()
-			repo, err := conformance.FindRepo(wd)
-			if err != nil {
-				return errorf("conformance: %s needs the fsbox checkout: %v (run inside it or pass --repo)", o.target, err)
-			}
-			topts.RepoDir = repo
+	}
+	if strings.HasPrefix(spec, "binding:") && topts.RepoDir == "" {
+		wd, _ := os.Getwd()
+		repo, err := conformance.FindRepo(wd)
+		if err != nil {
+			return nil, errorf("conformance: %s needs the fsbox checkout: %v (run inside it or pass --repo; adapter:COMMAND needs none)", spec, err)
+		}
+		topts.RepoDir = repo
+	}
+	target, err := conformance.ParseTarget(spec, topts)
+	if err != nil {
+		return nil, errorf("conformance: %v", err)
+	}
+	return target, 0
+}
+
+func runOptions(target conformance.Target, o conformanceOpts) conformance.Options {
+	return conformance.Options{Target: target, Filter: o.filters, Tags: splitTags(o.tags), Parallel: o.parallel,
+		Profile: o.profile, StepTimeout: o.timeout, VectorTimeout: o.vectorTimeout}
+}
+
+func parseConformance(args []string) (conformanceOpts, int) {
+	confOpts = conformanceOpts{}
+	fs := conformanceFlags(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return confOpts, 2
+	}
+	o := confOpts
+	if fs.NArg() > 0 {
+		return o, usageErrorf("conformance: unexpected argument %q", fs.Arg(0))
+	}
+	if o.profile != conformance.ProfileStrict && o.profile != conformance.ProfileSecurity {
+		return o, usageErrorf("conformance: unknown --profile %q (want strict or security)", o.profile)
+	}
+	for _, t := range o.targets {
+		if !validTarget(t) {
+			return o, usageErrorf("conformance: unknown target %q (want %s)", t, conformance.TargetForms)
 		}
 	}
-	target, err := conformance.ParseTarget(o.target, topts)
-	if err != nil {
-		return errorf("conformance: %v", err)
+	return o, 0
+}
+
+func conformanceRun(args []string) int {
+	o, code := parseConformance(args)
+	if code != 0 {
+		return code
 	}
-	ropts := conformance.Options{Target: target, Filter: o.filters, Parallel: o.parallel}
+	if len(o.targets) != 1 {
+		return usageErrorf("conformance run: give exactly one --target (%s); several go to 'conformance matrix'", conformance.TargetForms)
+	}
+	o.target = o.targets[0]
+	target, code := buildTarget(o.target, o)
+	if code != 0 {
+		return code
+	}
+	ropts := runOptions(target, o)
 	name := o.baseline
-	if name == "" {
+	if name == "" && o.profile == conformance.ProfileStrict && len(o.tags) == 0 {
 		name = conformance.DefaultBaseline(o.target)
 	}
 	if name != "" && name != "none" {
@@ -183,6 +271,73 @@ func inprocConfigDialer(ctx context.Context, file string) (io.ReadWriteCloser, e
 	return conformance.PipeDialer(func(ctx context.Context, r io.Reader, w io.Writer) error {
 		return server.New(server.Options{Config: cfg, FixedPolicy: cf.fixed(), Version: version}).Serve(ctx, r, w)
 	})(ctx)
+}
+
+// conformanceMatrix runs every target and writes the table. Its exit status says whether it
+// could run them, not how they fared.
+func conformanceMatrix(args []string) int {
+	o, code := parseConformance(args)
+	if code != 0 {
+		return code
+	}
+	if len(o.targets) == 0 {
+		return usageErrorf("conformance matrix: give one --target per row (%s)", conformance.TargetForms)
+	}
+	if len(o.labels) > len(o.targets) {
+		return usageErrorf("conformance matrix: %d --label for %d --target", len(o.labels), len(o.targets))
+	}
+	if (o.doc == "") != (o.section == "") {
+		return usageErrorf("conformance matrix: --doc and --section go together")
+	}
+	m := &conformance.Matrix{Profile: o.profile}
+	for _, spec := range o.targets {
+		target, code := buildTarget(spec, o)
+		if code != 0 {
+			return code
+		}
+		fmt.Fprintf(os.Stderr, "conformance matrix: %s\n", spec)
+		s, err := conformance.Run(context.Background(), runOptions(target, o))
+		if err != nil {
+			return errorf("conformance: %s: %v", spec, err)
+		}
+		if i := len(m.Rows); i < len(o.labels) {
+			s.Target = o.labels[i]
+		}
+		m.Rows = append(m.Rows, s)
+	}
+	var md bytes.Buffer
+	m.WriteMarkdown(&md)
+	if o.markdown != "" {
+		if err := os.WriteFile(o.markdown, md.Bytes(), 0o644); err != nil {
+			return errorf("conformance: %v", err)
+		}
+	}
+	if o.jsonOut != "" {
+		var b bytes.Buffer
+		if err := m.WriteJSON(&b); err != nil {
+			return errorf("conformance: %v", err)
+		}
+		if err := os.WriteFile(o.jsonOut, b.Bytes(), 0o644); err != nil {
+			return errorf("conformance: %v", err)
+		}
+	}
+	if o.doc != "" {
+		doc, err := os.ReadFile(o.doc)
+		if err != nil {
+			return errorf("conformance: %v", err)
+		}
+		out, err := conformance.SpliceMarkdown(doc, o.section, md.Bytes())
+		if err != nil {
+			return errorf("conformance: %s: %v", o.doc, err)
+		}
+		if err := os.WriteFile(o.doc, out, 0o644); err != nil {
+			return errorf("conformance: %v", err)
+		}
+	}
+	if o.markdown == "" && o.doc == "" {
+		os.Stdout.Write(md.Bytes())
+	}
+	return 0
 }
 
 // inprocDialer runs each vector's session on the server package in this process.

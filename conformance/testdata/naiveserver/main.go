@@ -4,7 +4,12 @@
 // check, symlinks are followed anywhere, expected_hash is ignored, reads return whole files with no
 // character cap, walkers have no result caps, and writes go straight into the file.
 //
-// It is test data for TestNaiveServerFails; never ship anything like it.
+// With -prefix-check it gets one thing half right, the way @modelcontextprotocol/server-filesystem
+// before 2025.7.1 did (CVE-2025-53110): it resolves the path (symlinks too) and refuses it unless
+// the result starts with the root's path as a string, so <root>_sibling passes for <root>.
+//
+// It is test data for TestNaiveServerFails and TestPrefixBugFailsOnlyPrefixVectors; never ship
+// anything like it.
 package main
 
 import (
@@ -33,6 +38,8 @@ type server struct {
 	root   string
 	events bool
 }
+
+var prefixCheck = len(os.Args) > 1 && os.Args[1] == "-prefix-check"
 
 func main() {
 	s := &server{out: bufio.NewWriter(os.Stdout)}
@@ -164,6 +171,17 @@ func osErr(err error) *rpcErr {
 func (s *server) call(name string, args map[string]any) (any, *rpcErr) {
 	p := str(args, "path", ".")
 	full := s.resolve(p)
+	if prefixCheck {
+		real := filepath.Clean(full)
+		if r, err := filepath.EvalSymlinks(real); err == nil {
+			real = r
+		} else if r, err := filepath.EvalSymlinks(filepath.Dir(real)); err == nil {
+			real = filepath.Join(r, filepath.Base(real))
+		}
+		if !strings.HasPrefix(real, s.root) {
+			return nil, toolErr("outside_root", "access denied: "+p+" is outside the root")
+		}
+	}
 	switch name {
 	case "read_file":
 		data, err := os.ReadFile(full)

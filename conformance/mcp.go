@@ -1,0 +1,372 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolMapping maps the suite's tool calls onto an MCP server's tool names and argument shapes
+// (conformance/mcp/*.json; docs/conformance.md describes the format).
+type ToolMapping struct {
+	Description string `json:"description,omitempty"`
+	// PathArgs are argument names made absolute against the root (lexically) before the call.
+	PathArgs []string `json:"path_args,omitempty"`
+	// Tools lists, per suite tool, candidate server tools in order of preference.
+	Tools map[string][]ToolCandidate `json:"tools"`
+}
+
+// ToolCandidate is one server tool a suite tool can become.
+type ToolCandidate struct {
+	Tool string `json:"tool"`
+	// Args is the server's argument object; a string "$name" stands for the suite argument name.
+	Args map[string]any `json:"args"`
+	// Defaults supply suite arguments a vector leaves out.
+	Defaults map[string]any `json:"defaults,omitempty"`
+}
+
+// LoadToolMapping reads a mapping: "reference" (the shipped one for the reference server), "none"
+// (tools by their suite names and arguments), or a file.
+func LoadToolMapping(nameOrPath string) (*ToolMapping, error) {
+	var data []byte
+	var err error
+	switch nameOrPath {
+	case "", "none":
+		return &ToolMapping{Tools: map[string][]ToolCandidate{}}, nil
+	case "reference":
+		data, err = embedded.ReadFile("mcp/reference.json")
+	default:
+		data, err = os.ReadFile(nameOrPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m ToolMapping
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("tool mapping %s: %w", nameOrPath, err)
+	}
+	return &m, nil
+}
+
+// errNoMapping explains why a call cannot be made on the server: the vector is skipped.
+type errNoMapping struct{ reason string }
+
+func (e *errNoMapping) Error() string { return e.reason }
+
+// translate turns a suite call into a server call given the tools the server lists.
+func (m *ToolMapping) translate(tool string, args map[string]any, have map[string]bool, root string) (string, map[string]any, error) {
+	cands, ok := m.Tools[tool]
+	if !ok {
+		// Unmapped: the server may offer the tool under the suite's own name and arguments.
+		if !have[tool] {
+			return "", nil, &errNoMapping{fmt.Sprintf("the server lists no tool %s", tool)}
+		}
+		return tool, m.absolute(args, root), nil
+	}
+	if len(cands) == 0 {
+		return "", nil, &errNoMapping{fmt.Sprintf("the mapping gives %s no counterpart on this server", tool)}
+	}
+	var names []string
+	for _, c := range cands {
+		names = append(names, c.Tool)
+		if !have[c.Tool] {
+			continue
+		}
+		in := map[string]any{}
+		for k, v := range c.Defaults {
+			in[k] = v
+		}
+		for k, v := range args {
+			in[k] = v
+		}
+		used := map[string]bool{}
+		out, missing := fillArgs(c.Args, in, used)
+		if missing != "" {
+			return "", nil, &errNoMapping{fmt.Sprintf("%s needs argument %s, which this call of %s lacks", c.Tool, missing, tool)}
+		}
+		var extra []string
+		for k := range args {
+			if !used[k] {
+				extra = append(extra, k)
+			}
+		}
+		if len(extra) > 0 {
+			sort.Strings(extra)
+			return "", nil, &errNoMapping{fmt.Sprintf("%s has no counterpart for argument %s of %s", c.Tool, strings.Join(extra, ", "), tool)}
+		}
+		return c.Tool, m.absolute(out.(map[string]any), root), nil
+	}
+	return "", nil, &errNoMapping{fmt.Sprintf("the server lists none of %s (for %s)", strings.Join(names, ", "), tool)}
+}
+
+// fillArgs replaces "$name" strings of tmpl by in[name], recording what it used; it returns the
+// first name in lacks.
+func fillArgs(tmpl any, in map[string]any, used map[string]bool) (any, string) {
+	switch t := tmpl.(type) {
+	case string:
+		if name, ok := strings.CutPrefix(t, "$"); ok {
+			v, present := in[name]
+			if !present {
+				return nil, name
+			}
+			used[name] = true
+			return v, ""
+		}
+		return t, ""
+	case map[string]any:
+		out := map[string]any{}
+		for k, v := range t {
+			f, missing := fillArgs(v, in, used)
+			if missing != "" {
+				return nil, missing
+			}
+			out[k] = f
+		}
+		return out, ""
+	case []any:
+		out := make([]any, len(t))
+		for i, v := range t {
+			f, missing := fillArgs(v, in, used)
+			if missing != "" {
+				return nil, missing
+			}
+			out[i] = f
+		}
+		return out, ""
+	}
+	return tmpl, ""
+}
+
+// absolute joins relative path arguments onto root without cleaning them: "../x" stays an
+// attempt to leave the root, now spelled "<root>/../x".
+func (m *ToolMapping) absolute(args map[string]any, root string) map[string]any {
+	abs := func(v any) any {
+		s, ok := v.(string)
+		if !ok || s == "" || filepath.IsAbs(s) {
+			return v
+		}
+		if s == "." {
+			return root
+		}
+		return root + string(filepath.Separator) + s
+	}
+	for _, k := range m.PathArgs {
+		switch v := args[k].(type) {
+		case string:
+			args[k] = abs(v)
+		case []any:
+			out := make([]any, len(v))
+			for i := range v {
+				out[i] = abs(v[i])
+			}
+			args[k] = out
+		}
+	}
+	return args
+}
+
+type mcpTarget struct {
+	cmdline string
+	argv    []string
+	mapping *ToolMapping
+}
+
+// MCPTarget grades an MCP server on stdio, started once per vector. In argv, {root} becomes the
+// vector's root and {config} a file holding the vector's configuration in fsbox's format; without
+// {root} the root is offered as the client's MCP root, without {config} vectors that need a
+// configuration are skipped.
+func MCPTarget(cmdline string, mapping *ToolMapping) (Target, error) {
+	argv, err := splitCommand(cmdline)
+	if err != nil {
+		return nil, err
+	}
+	if mapping == nil {
+		mapping = &ToolMapping{Tools: map[string][]ToolCandidate{}}
+	}
+	// The server runs in the vector's root, so relative paths of the command that name files
+	// here are made absolute first: "node bin/x/index.js {root}" works from the checkout.
+	for i, a := range argv {
+		if strings.Contains(a, "{") || filepath.IsAbs(a) || (i == 0 && !strings.Contains(a, "/")) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			if abs, err := filepath.Abs(a); err == nil {
+				argv[i] = abs
+			}
+		}
+	}
+	return &mcpTarget{cmdline, argv, mapping}, nil
+}
+
+func (t *mcpTarget) Name() string { return "mcp:" + t.cmdline }
+
+// Capabilities: tool calls only. No fsbox initialize to check, no events or change requests, no
+// raw lines; a configuration only when the command takes {config}.
+func (t *mcpTarget) Capabilities() map[string]bool {
+	return map[string]bool{"config": strings.Contains(t.cmdline, "{config}")}
+}
+
+func (t *mcpTarget) Open(ctx context.Context) (Session, error) { return &mcpSession{t: t}, nil }
+
+type mcpSession struct {
+	t       *mcpTarget
+	p       *process
+	cs      *mcp.ClientSession
+	tools   map[string]bool
+	root    string
+	tempDir string
+}
+
+func (s *mcpSession) Start(ctx context.Context, p StartParams) (any, map[string]any, error) {
+	s.root = p.RootDir
+	argv := make([]string, len(s.t.argv))
+	for i, a := range s.t.argv {
+		if strings.Contains(a, "{config}") {
+			if s.tempDir == "" {
+				d, err := os.MkdirTemp("", "fsconf-config-")
+				if err != nil {
+					return nil, nil, err
+				}
+				s.tempDir = d
+				b, _ := json.MarshalIndent(p.Config, "", "  ")
+				if err := os.WriteFile(filepath.Join(d, "config.json"), b, 0o644); err != nil {
+					return nil, nil, err
+				}
+			}
+			a = strings.ReplaceAll(a, "{config}", filepath.Join(s.tempDir, "config.json"))
+		}
+		argv[i] = strings.ReplaceAll(a, "{root}", p.RootDir)
+	}
+	proc, err := startProcessGrace(argv, p.RootDir, 2*time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.p = proc
+	client := mcp.NewClient(&mcp.Implementation{Name: "fsbox-conformance", Version: "1"}, nil)
+	if !strings.Contains(s.t.cmdline, "{root}") {
+		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(p.RootDir), Name: "root"})
+	}
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, nil)
+	if err != nil {
+		return nil, nil, s.explain("connecting", err)
+	}
+	s.cs = cs
+	s.tools = map[string]bool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, nil, s.explain("tools/list", err)
+		}
+		s.tools[tool.Name] = true
+	}
+	return nil, nil, nil
+}
+
+// explain adds what became of the process to a session error, so a crash reads as one.
+func (s *mcpSession) explain(what string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: no answer: %w", what, err)
+	}
+	time.Sleep(50 * time.Millisecond) // let an exiting server be reaped
+	if gone, xerr := s.p.gone(); gone {
+		return fmt.Errorf("%s: the server exited (%v): %v", what, xerr, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (s *mcpSession) Call(ctx context.Context, tool string, args any, answer AnswerFunc) (*Outcome, error) {
+	in, _ := args.(map[string]any)
+	if in == nil {
+		in = map[string]any{}
+	}
+	name, mapped, err := s.t.mapping.translate(tool, in, s.tools, s.root)
+	var nm *errNoMapping
+	if errors.As(err, &nm) {
+		return &Outcome{Skipped: nm.reason}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: mapped})
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		return &Outcome{Error: map[string]any{"code": rpcErr.Code, "message": rpcErr.Message}}, nil
+	}
+	if err != nil {
+		return nil, s.explain(name, err)
+	}
+	return mcpOutcome(res), nil
+}
+
+// mcpOutcome reads a tool result: structuredContent when the server sends an object, else the
+// text content as {"text": …}; an isError result is an error whose message is the text.
+func mcpOutcome(res *mcp.CallToolResult) *Outcome {
+	var text []string
+	for _, c := range res.Content {
+		switch x := c.(type) {
+		case *mcp.TextContent:
+			text = append(text, x.Text)
+		default:
+			b, _ := json.Marshal(x)
+			text = append(text, string(b))
+		}
+	}
+	joined := strings.Join(text, "\n")
+	structured, _ := normalizeJSON(res.StructuredContent).(map[string]any)
+	if res.IsError {
+		e := map[string]any{"message": joined}
+		for k, v := range structured {
+			e[k] = v
+		}
+		return &Outcome{Error: flattenError(e)}
+	}
+	if structured != nil {
+		if _, ok := structured["text"]; !ok {
+			structured["text"] = joined
+		}
+		return &Outcome{Result: structured}
+	}
+	return &Outcome{Result: map[string]any{"text": joined}}
+}
+
+// normalizeJSON re-decodes a value with json.Number so the matcher compares numbers exactly.
+func normalizeJSON(v any) any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var out any
+	_ = dec.Decode(&out)
+	return out
+}
+
+func (s *mcpSession) Close() string {
+	if s.cs != nil {
+		_ = s.cs.Close()
+	}
+	if s.p != nil {
+		_ = s.p.close()
+	}
+	if s.tempDir != "" {
+		_ = os.RemoveAll(s.tempDir)
+	}
+	if s.p == nil {
+		return ""
+	}
+	return s.p.stderr.String()
+}
