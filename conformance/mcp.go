@@ -328,6 +328,12 @@ func mcpOutcome(res *mcp.CallToolResult) *Outcome {
 		for k, v := range structured {
 			e[k] = v
 		}
+		if data, ok := normalizeJSON(res.Meta[mcpErrorMetaKey]).(map[string]any); ok {
+			e["data"] = data
+			if _, has := e["code"]; !has {
+				e["code"] = mcpErrorCode(data)
+			}
+		}
 		return &Outcome{Error: flattenError(e)}
 	}
 	if structured != nil {
@@ -337,6 +343,22 @@ func mcpOutcome(res *mcp.CallToolResult) *Outcome {
 		return &Outcome{Result: structured}
 	}
 	return &Outcome{Result: map[string]any{"text": joined}}
+}
+
+// mcpErrorMetaKey is where a server may put fsbox's error data ({kind, retry, counts_as_retry,
+// path}) on an isError result, as `fsbox mcp` does; a server that does, is graded on kinds too.
+const mcpErrorMetaKey = "fsbox/error"
+
+// mcpErrorCode is the JSON-RPC code fsbox's protocol pairs with an error's data (section 3), for an
+// MCP result, which carries no code of its own.
+func mcpErrorCode(data map[string]any) json.Number {
+	switch kind, _ := data["kind"].(string); {
+	case kind == "invalid_arguments" || kind == "unknown_tool":
+		return "-32602"
+	case data["retry"] == true:
+		return "-32001"
+	}
+	return "-32002"
 }
 
 // normalizeJSON re-decodes a value with json.Number so the matcher compares numbers exactly.

@@ -14,7 +14,7 @@ import (
 )
 
 // ErrorMetaKey is the _meta key of an isError result that carries the failure's kind:
-// {"kind": "outside_root", "retry": true, "path": "../x"} (path only when the engine names one,
+// {"kind": "outside_root", "retry": true, "counts_as_retry": true, "path": "../x"} (path only when the engine names one,
 // root-relative or as the model spelled it).
 const ErrorMetaKey = "fsbox/error"
 
@@ -165,7 +165,7 @@ func (s *Server) errorResult(ctx context.Context, err error) (*mcp.CallToolResul
 // writes for the model and never fills with a host path.
 func toolError(ee *engine.Error) *mcp.CallToolResult {
 	retry, _ := schema.LookupErrorKind(ee.Kind)
-	meta := map[string]any{"kind": string(ee.Kind), "retry": retry}
+	meta := map[string]any{"kind": string(ee.Kind), "retry": retry, "counts_as_retry": schema.CountsAsRetryFor(ee.Op, ee.Kind)}
 	if ee.Path != "" {
 		meta["path"] = ee.Path
 	}
