@@ -397,7 +397,8 @@ func (e *Engine) writeError(op string, r *resolved, err error) *Error {
 }
 
 // testHookCommit, when set by a test, runs at named points of commitFile ("open-parent",
-// "before-rename") so tests can swap files at exactly the moment a race would.
+// "before-rename") so tests can swap files at exactly the moment a race would, and when a
+// change starts waiting for a directory lock another holds ("lock-wait").
 var testHookCommit func(stage string)
 
 func testHook(stage string) {

@@ -24,6 +24,7 @@ func lockExclusive(ctx context.Context, f *os.File) (held bool, err error) {
 	case !errors.Is(err, syscall.EWOULDBLOCK):
 		return false, err
 	}
+	testHook("lock-wait")
 	done := make(chan error, 1)
 	go func() { done <- flockFile(f, syscall.LOCK_EX) }()
 	select {
