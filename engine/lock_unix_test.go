@@ -137,3 +137,40 @@ func editWorker(root, id, loopsArg string) {
 		}
 	}
 }
+
+// TestLockWaitHonoursCancellation cancels an edit while it waits for the directory lock another
+// process holds (paused between its temporary write and its rename): the edit returns at once as
+// cancelled, changes nothing, and the other writer still completes.
+func TestLockWaitHonoursCancellation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	fx := makeFixture(t, "sub/f.txt: old\n", "sub/g.txt: g\n")
+	w := startPausedWriter(t, fx.root)
+	e := fx.engine(schema.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	testHookCommit = func(stage string) {
+		if stage == "lock-wait" {
+			cancel()
+		}
+	}
+	defer func() { testHookCommit = nil }()
+	_, err := e.Call(ctx, schema.ToolEditFile, json.RawMessage(`{"path":"sub/g.txt","old_text":"g","new_text":"G"}`), Hooks{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("edit while another process holds the lock, cancelled: %v; want cancelled", err)
+	}
+	if fx.read("sub/g.txt") != "g\n" {
+		t.Errorf("g.txt = %q", fx.read("sub/g.txt"))
+	}
+	w.stdin.Write([]byte("go\n"))
+	if !w.out.Scan() || w.out.Text() != "done" {
+		t.Fatalf("the resumed writer failed: %q", w.out.Text())
+	}
+	// The abandoned wait releases its lock once it gets it: the directory can be written again.
+	testHookCommit = nil
+	mustCall(t, e, "edit_file", map[string]any{"path": "sub/g.txt", "old_text": "g", "new_text": "G"}, Hooks{})
+	if fx.read("sub/f.txt") != "from the child\n" || fx.read("sub/g.txt") != "G\n" {
+		t.Errorf("f.txt = %q, g.txt = %q", fx.read("sub/f.txt"), fx.read("sub/g.txt"))
+	}
+}
