@@ -81,22 +81,6 @@ func startPausedWriter(t *testing.T, root string) *pausedWriter {
 	return w
 }
 
-// tempsIn returns the names in dir of the exact temporary-file form.
-func tempsIn(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, en := range entries {
-		if _, ok := parseTempName(en.Name()); ok {
-			names = append(names, en.Name())
-		}
-	}
-	return names
-}
-
 // TestSweepRemovesKilledWritersTemp kills a writer between writing its temporary file and the
 // rename, and checks that the next session's first write into that directory removes the
 // leftover, and nothing that merely looks like one: other names, the old naming, a symlink or a
