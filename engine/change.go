@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -85,6 +83,10 @@ type commitSpec struct {
 	// locked is the resolved path whose lock the caller already holds (see [Engine.lockChange]);
 	// "" makes commitFile take the lock of r itself.
 	locked string
+	// held is the cross-process lock of the parent directory when the caller took it before
+	// reading the content the change is based on ([Engine.lockParent]); nil makes commitFile
+	// take it itself, after opening the parent.
+	held *dirLock
 }
 
 // lockChange takes the per-path lock of a change for its whole course, from reading the current
@@ -99,19 +101,24 @@ func (e *Engine) lockChange(r *resolved) (unlock func()) { return e.locks.lock(r
 //
 //  1. re-resolves the spelling and requires the same resolved path (never redirects) and the
 //     write-level access again;
-//  2. opens the parent directory as a sub-root and checks it is the directory resolved;
+//  2. opens the parent directory as a sub-root and checks it is the directory resolved, then
+//     holds the directory's cross-process lock ([dirLock]) until step 5 is done (taking it, or
+//     checking that s.held is on this very directory), and sweeps the directory's stale
+//     temporary files once per session ([tempSweeper]);
 //  3. checks the target under that directory: a symlink or a different file type swapped in is
 //     changed_during_request or not_regular_file; a guard that does not match the current
 //     content (hashed through an O_NONBLOCK|O_NOFOLLOW descriptor verified with fstat) is
 //     stale_hash;
 //  4. writes the content to a hidden temporary file in the same directory (mode bits of the old
 //     file, or 0666 minus umask for a new one), fsyncs it;
-//  5. checks the target once more, then renames the temporary file over it (or hard-links it
-//     into place for a create, which fails instead of overwriting a file that appeared), and
-//     fsyncs the directory. Any failure removes the temporary file.
+//  5. checks the target once more (same file; for a guarded change also the same size and
+//     modification time, so a write in place since step 3 is stale_hash), then renames the
+//     temporary file over it (or hard-links it into place for a create, which fails instead of
+//     overwriting a file that appeared), and fsyncs the directory. Any failure removes the
+//     temporary file.
 //
 // A crash at any point leaves the old content or the new, never a mix; it may leave a hidden
-// ".fsbox-*.tmp" file behind.
+// ".fsbox-<pid>-<random>.tmp" file behind, which a later write into that directory sweeps.
 func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	switch s.locked {
 	case "":
@@ -139,6 +146,14 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		return false, derr
 	}
 	defer dir.Close()
+	lock, lerr := e.lockCommitDir(c, s, r, dir)
+	if lerr != nil {
+		return false, lerr
+	}
+	if s.held == nil {
+		defer lock.unlock()
+	}
+	e.temps.sweep(c.ctx, dir, lock)
 
 	cur, exists, cerr := e.currentTarget(s, dir, name)
 	if cerr != nil {
@@ -168,6 +183,9 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	switch {
 	case exists && (aerr != nil || !sameFile(again, cur)):
 		return false, errChanged(s.op, r)
+	case exists && s.guard != "" && (again.Size() != cur.Size() || !again.ModTime().Equal(cur.ModTime())):
+		// Written in place since the guard was checked (by a writer that takes no lock).
+		return false, e.conflict(s.op, r, s.guard, "unknown")
 	case !exists && aerr == nil:
 		return false, e.conflict(s.op, r, absentHash, "unknown")
 	}
@@ -188,6 +206,27 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	committed = true
 	syncDir(dir)
 	return !exists, nil
+}
+
+// lockCommitDir returns the cross-process lock of dir, the verified parent of a commit: s.held
+// when the caller took it, which must be on this very directory (else the directory was swapped
+// since, changed_during_request), or a lock taken now, which the caller releases.
+func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root) (*dirLock, *Error) {
+	if s.held != nil {
+		got, err := dir.Stat(".")
+		if err != nil || !sameFile(got, s.held.info) {
+			return nil, errChanged(s.op, r)
+		}
+		return s.held, nil
+	}
+	l, err := lockDir(c.ctx, dir)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return nil, cancelled(s.op, c.ctx.Err())
+		}
+		return nil, e.writeError(s.op, r, err)
+	}
+	return l, nil
 }
 
 // openParent opens dirRel as a sub-root and verifies it is the directory Lstat sees there now
@@ -300,13 +339,12 @@ func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
 	return shortHash(h), nil
 }
 
-// writeTemp writes content to a new hidden temporary file in dir and fsyncs it. For a
+// writeTemp writes content to a new hidden temporary file in dir (named by newTempName) and
+// fsyncs it; the caller holds dir's lock until the file is renamed or removed. For a
 // replacement the mode is set explicitly (the old file's bits); a new file gets 0666 minus the
 // umask, like any created file.
 func writeTemp(dir *os.Root, content []byte, mode fs.FileMode, replacing bool) (string, error) {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	name := ".fsbox-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	name := newTempName()
 	perm := fs.FileMode(0o666)
 	if replacing {
 		perm = 0o600
@@ -359,7 +397,8 @@ func (e *Engine) writeError(op string, r *resolved, err error) *Error {
 }
 
 // testHookCommit, when set by a test, runs at named points of commitFile ("open-parent",
-// "before-rename") so tests can swap files at exactly the moment a race would.
+// "before-rename") so tests can swap files at exactly the moment a race would, and when a
+// change starts waiting for a directory lock another holds ("lock-wait").
 var testHookCommit func(stage string)
 
 func testHook(stage string) {

@@ -31,10 +31,19 @@
 //     directory, fsync it, and rename it over the target (a create hard-links it into place, so
 //     a file that appeared meanwhile is never overwritten); the directory is fsynced. A kill at
 //     any point leaves the old content or the new. Mode bits are kept; a symlink in the root is
-//     written through to its (contained) target and stays a symlink.
-//  8. Serialised changes. Changes to one resolved path are serialised inside one Engine; the
-//     content guard (expected_hash, or the hash of what was announced) is checked under that lock
-//     right before the rename, so of two writers with the same expected_hash exactly one wins.
+//     written through to its (contained) target and stays a symlink. A temporary file a kill
+//     left behind (".fsbox-<pid>-<16 hex>.tmp") is removed by the first write of a later session
+//     into its directory, only when provably stale: exact name, a regular file of this user,
+//     found under the directory's lock (rule 8), its pid dead or the file an hour old
+//     ([tempSweeper]); each directory is swept once per session.
+//  8. Serialised changes. Changes to one resolved path are serialised inside one Engine, and
+//     every fsbox process holds an exclusive flock on the target's directory from the content
+//     check to the rename ([dirLock]; for a change nobody is asked about, from the read it is
+//     computed from). The content guard (expected_hash, or the hash of what was announced) is
+//     checked under both right before the rename, so of two writers with the same expected_hash
+//     exactly one wins, in one process or in several, and no update another fsbox process
+//     reported as written is lost. The flock is never held while a client decides about a
+//     change request, and waiting for it honours cancellation.
 //  9. No host paths in model text. Messages and results name paths as the model spelled them or
 //     root-relative; an OS error's file name is never shown, an absolute symlink target outside
 //     the root is "<outside-workspace>". Only events and change requests carry RootDir, which is
@@ -54,9 +63,19 @@
 //     a Mkdir of create_directory) a concurrent process can still swap a component; os.Root keeps
 //     the operation inside the root, but it may land on a different in-root directory than the
 //     one checked. A directory opened as a sub-root that is then moved elsewhere is followed;
+//   - writers that take no lock (an editor, git, a script): rule 8 excludes fsbox processes
+//     only. Such a writer's change is detected (stale_hash, changed_during_request) when it lands
+//     before fsbox's content check, or, for a replacement by rename or an in-place write that
+//     changes size or modification time, before the identity check right before the rename. One
+//     that lands inside the remaining window (in place within the check's clock tick, or any
+//     write between that last check and the rename) is overwritten by the rename and lost. Where
+//     the file system refuses flock (NFS on directories) or on Windows, rule 8 holds within one
+//     process only and no temporary file is swept;
 //   - the cost of rule 7: a replaced file gets a new inode, so hard links to it and its owner
-//     (when the server is not the owner) are not preserved, and a crash can leave a hidden
-//     ".fsbox-*.tmp" file behind.
+//     (when the server is not the owner) are not preserved, and a crash leaves a hidden
+//     ".fsbox-<pid>-<16 hex>.tmp" file until a later session writes into that directory
+//     (temporary files of fsbox versions without the pid, ".fsbox-<16 hex>.tmp", are never
+//     swept).
 //
 // # Encoding
 //

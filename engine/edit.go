@@ -36,6 +36,17 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	unlock := e.lockChange(r)
 	defer unlock()
 	locked := r.rel
+	asks := c.hooks.ChangeRequest != nil || rule != nil
+	var held *dirLock
+	if !asks && r.exists {
+		// Nobody is asked, so the read the edit is based on and its commit are one turn under
+		// the cross-process lock: another fsbox process cannot change the file in between.
+		var lerr *Error
+		if held, lerr = e.lockParent(c, r); lerr != nil {
+			return nil, lerr
+		}
+		defer held.unlock()
+	}
 	r, f, _, oerr := e.openStable(c.tool, r, accessWrite)
 	if oerr != nil {
 		return nil, oerr
@@ -58,7 +69,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	}
 	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
 	res := &schema.EditFileResult{Path: e.displayOf(r)}
-	if c.hooks.ChangeRequest != nil || rule != nil {
+	if asks {
 		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule)
 		if err != nil {
 			return nil, err
@@ -68,7 +79,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 			return res, nil
 		}
 	}
-	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked}); cerr != nil {
+	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked, held: held}); cerr != nil {
 		return nil, cerr
 	}
 	h := contentHash(updated)

@@ -34,7 +34,8 @@ type Engine struct {
 	maxFindResults   int
 	maxOutputChars   int
 
-	locks pathLocks // per resolved path, for writes and edits
+	locks pathLocks   // per resolved path, for writes and edits
+	temps tempSweeper // directories whose stale temporary files were swept
 }
 
 // Options are the host's settings that are not part of the wire Config.

@@ -21,6 +21,9 @@ import (
 // killChildEnv names the root a re-executed test binary writes into (see TestKillMidWrite).
 const killChildEnv = "FSBOX_KILL_CHILD_ROOT"
 
+// killRounds is how many writers TestKillMidWrite kills.
+const killRounds = 12
+
 // killFileBytes is the size of each version of the file the child writes: big enough that a
 // kill often lands inside a write.
 const killFileBytes = 8 << 20
@@ -42,7 +45,7 @@ func TestKillMidWrite(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	fx := makeFixture(t, "big.txt: "+killContent(0))
-	for round := 0; round < 12; round++ {
+	for round := 0; round < killRounds; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidWrite$")
 		cmd.Env = append(os.Environ(), killChildEnv+"="+fx.root)
 		out, err := cmd.StdoutPipe()
@@ -78,6 +81,13 @@ func TestKillMidWrite(t *testing.T) {
 			t.Errorf("unexpected entry %s", en.Name())
 		}
 	}
+	// The next session's first write into the directory sweeps them all.
+	left := len(tempsIn(t, fx.root))
+	mustCall(t, fx.engine(schema.Config{}), "write_file", map[string]any{"path": "big.txt", "content": "small\n"}, Hooks{})
+	if after, _ := os.ReadDir(fx.root); len(after) != 1 {
+		t.Errorf("after a write in the directory: %d entries, want only big.txt", len(after))
+	}
+	t.Logf("%d kills left %d temporary files; one later write left %d", killRounds, left, len(tempsIn(t, fx.root)))
 }
 
 // killChild is the child of TestKillMidWrite: it writes versions of big.txt until killed. It

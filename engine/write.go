@@ -36,6 +36,16 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		return nil, err
 	}
 	needAsk := c.hooks.ChangeRequest != nil || rule != nil
+	var held *dirLock
+	if !needAsk {
+		// Nobody is asked: the expected_hash check and the commit are one turn under the
+		// cross-process lock.
+		var lerr *Error
+		if held, lerr = e.lockParent(c, r); lerr != nil {
+			return nil, lerr
+		}
+		defer held.unlock()
+	}
 	var old []byte
 	oldKnown, current := false, absentHash
 	if r.exists && (expected != "" || needAsk) {
@@ -84,7 +94,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		}
 	}
 	content := []byte(a.Content)
-	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true, locked: locked})
+	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true, locked: locked, held: held})
 	if cerr != nil {
 		return nil, cerr
 	}
