@@ -22,4 +22,6 @@ if [ ! -d node_modules ]; then
 fi
 rm -rf dist dist-test ../../conformance/adapters/typescript/dist
 npm run build
+npm run build:test
+npx tsc -p ../../conformance/adapters/typescript/tsconfig.json   # the adapter is not part of the package
 npm test

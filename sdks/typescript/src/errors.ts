@@ -99,3 +99,8 @@ export function errorFromWire(err: WireError): RpcError {
   const full: ErrorData = { ...d, retry };
   return retry ? new ToolRetryError(err.code, err.message, full) : new ToolFatalError(err.code, err.message, full);
 }
+
+/** SchemaMismatchError says the server speaks another schema than this SDK was generated from. */
+export class SchemaMismatchError extends FsboxError {
+  override name = "SchemaMismatchError";
+}
