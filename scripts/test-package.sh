@@ -29,7 +29,7 @@ echo "two builds: identical ($(wc -l < dist/SHA256SUMS) artifacts)"
 step "wheel metadata and pip's platform selection"
 whl=$(ls dist/fsbox-"$version"-py3-none-*x86_64*.whl)
 python3 packaging/python/check_wheels.py dist/*.whl
-for plat in manylinux2014_x86_64 manylinux_2_28_x86_64 musllinux_1_2_x86_64; do
+for plat in manylinux2014_x86_64 manylinux_2_17_x86_64 musllinux_1_2_x86_64; do
 	python3 -m pip install --quiet --disable-pip-version-check --dry-run --no-deps --no-index --find-links dist \
 		--only-binary :all: --platform "$plat" --python-version 3.11 --target "$tmp/t-$plat" "fsbox==$version"
 	echo "pip --platform $plat: picks the wheel"
@@ -41,6 +41,14 @@ for plat in macosx_11_0_arm64 win_amd64 manylinux2014_aarch64; do
 	fi
 	echo "pip --platform $plat: refuses it"
 done
+
+# The sdist is what pip falls back to elsewhere: its build fails, saying that it needs Go.
+python3 -m venv "$tmp/sdist-venv"
+if out=$("$tmp/sdist-venv/bin/pip" install --disable-pip-version-check --no-index "dist/fsbox-$version.tar.gz" 2>&1); then
+	echo "package: the sdist installed" >&2; exit 1
+fi
+grep -q "needs Go >= 1.26" <<<"$out" || { printf '%s\n' "$out"; echo "package: the sdist's failure does not say it needs Go" >&2; exit 1; }
+echo "sdist: refuses to build, saying it needs Go >= 1.26"
 
 step "fresh venv, Go not on PATH: pip install the wheel"
 scripts/test-wheel-install.sh "$whl"

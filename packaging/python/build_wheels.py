@@ -73,7 +73,21 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def metadata(version: str, readme: str) -> str:
+def extras(sdk: Path) -> str:
+    """Provides-Extra/Requires-Dist lines from sdks/python/pyproject.toml's
+    [project.optional-dependencies], so a framework adapter added there (fsbox[pydantic-ai])
+    becomes an extra of every wheel without touching this script."""
+    import tomllib
+
+    project = tomllib.loads((sdk / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lines = [f"Requires-Dist: {d}\n" for d in project.get("dependencies", [])]
+    for extra, deps in sorted(project.get("optional-dependencies", {}).items()):
+        lines.append(f"Provides-Extra: {extra}\n")
+        lines += [f'Requires-Dist: {d}; extra == "{extra}"\n' for d in deps]
+    return "".join(lines)
+
+
+def metadata(version: str, readme: str, requires: str = "") -> str:
     return (
         "Metadata-Version: 2.1\n"
         "Name: fsbox\n"
@@ -81,8 +95,8 @@ def metadata(version: str, readme: str) -> str:
         "Summary: Sandboxed file tools for agents: the fsbox binary and its typed Python client\n"
         "Requires-Python: >=3.10\n"
         "Classifier: Programming Language :: Python :: 3\n"
-        "Classifier: Typing :: Typed\n"
-        "Description-Content-Type: text/markdown\n"
+        "Classifier: Typing :: Typed\n" + requires
+        + "Description-Content-Type: text/markdown\n"
         "\n" + readme
     )
 
@@ -101,7 +115,7 @@ def build_wheel(version: str, sdk: Path, binary: Path, tags: list[str], out: Pat
     tag = "py3-none-" + ".".join(tags)
     info = f"fsbox-{version}.dist-info"
     readme = (sdk / "README.md").read_text(encoding="utf-8")
-    files[f"{info}/METADATA"] = (metadata(version, readme).encode(), 0o644)
+    files[f"{info}/METADATA"] = (metadata(version, readme, extras(sdk)).encode(), 0o644)
     wheel = "Wheel-Version: 1.0\nGenerator: fsbox build_wheels.py\nRoot-Is-Purelib: false\n"
     wheel += "".join(f"Tag: py3-none-{t}\n" for t in tags)
     files[f"{info}/WHEEL"] = (wheel.encode(), 0o644)
@@ -123,6 +137,61 @@ def build_wheel(version: str, sdk: Path, binary: Path, tags: list[str], out: Pat
     return path
 
 
+# The sdist's build backend. An sdist is what pip falls back to where no wheel fits (another OS or
+# CPU); rather than install an SDK with no binary, its build says plainly what is needed.
+SDIST_BACKEND = '''"""Build backend of the fsbox sdist: refuses to build, saying what to do instead."""
+
+MESSAGE = (
+    "fsbox has no wheel for this platform, and building one from source needs Go >= 1.26 and "
+    "a checkout of the fsbox repository: run `go build -o bin/fsbox ./cmd/fsbox` there, then "
+    "`pip install sdks/python` and set FSBOX_BIN to the built binary. Wheels exist for "
+    "linux x86_64/aarch64 (glibc and musl), macOS x86_64/arm64 and Windows amd64."
+)
+
+
+def _refuse(*args, **kwargs):
+    raise RuntimeError(MESSAGE)
+
+
+build_wheel = build_editable = prepare_metadata_for_build_wheel = _refuse
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+'''
+
+
+def build_sdist(version: str, out: Path) -> Path:
+    """Write the sdist: PKG-INFO, a pyproject.toml and the refusing backend, reproducibly."""
+    import io
+    import tarfile
+
+    base = f"fsbox-{version}"
+    pyproject = (
+        "[build-system]\nrequires = []\nbuild-backend = \"fsbox_backend\"\nbackend-path = [\"_build\"]\n\n"
+        f"[project]\nname = \"fsbox\"\nversion = \"{version}\"\nrequires-python = \">=3.10\"\n"
+    )
+    pkg_info = metadata(version, "")
+    files = {
+        f"{base}/PKG-INFO": pkg_info.encode(),
+        f"{base}/pyproject.toml": pyproject.encode(),
+        f"{base}/_build/fsbox_backend.py": SDIST_BACKEND.encode(),
+    }
+    stamp = max(int(os.environ.get("SOURCE_DATE_EPOCH", "315532800")), 315532800)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        for name, data in files.items():
+            ti = tarfile.TarInfo(name)
+            ti.size, ti.mtime, ti.mode, ti.uname, ti.gname = len(data), stamp, 0o644, "", ""
+            tf.addfile(ti, io.BytesIO(data))
+    import gzip
+
+    path = out / f"{base}.tar.gz"
+    with open(path, "wb") as f, gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=stamp) as gz:
+        gz.write(raw.getvalue())
+    return path
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--version", required=True)
@@ -139,6 +208,8 @@ def main(argv: list[str]) -> int:
             if (d / exe).is_file():
                 print(build_wheel(a.version, a.sdk, d / exe, tags, a.out))
                 built += 1
+    a.out.mkdir(parents=True, exist_ok=True)
+    print(build_sdist(a.version, a.out))
     if built == 0:
         print(f"build_wheels: no binaries under {a.binaries}", file=sys.stderr)
         return 1
