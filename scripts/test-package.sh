@@ -71,7 +71,7 @@ out=$(env -u FSBOX_BIN PATH=/usr/bin:/bin node smoke.mjs)
 printf '%s\n' "$out"
 grep -q "node_modules/@fsbox/linux-x64/bin/fsbox" <<<"$out" || { echo "package: the binary did not come from @fsbox/linux-x64" >&2; exit 1; }
 grep -q "2	world" <<<"$out" || { echo "package: read_file through the npm package failed" >&2; exit 1; }
-cat > check.ts <<'TS'
+cat > check.mts <<'TS'
 import { Client, ToolRetryError, type ReadFileResult } from "@fsbox/sdk";
 const fs: Client = await Client.start({ rootDir: "ws" });
 const r: ReadFileResult = await fs.readFile({ path: "notes.txt" });
@@ -80,8 +80,8 @@ try { await fs.readFile({ path: "../x" }); } catch (e) { if (e instanceof ToolRe
 await fs.close();
 TS
 "$repo/sdks/typescript/node_modules/.bin/tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext \
-	--types node --typeRoots "$repo/sdks/typescript/node_modules/@types" check.ts
-echo "tsc: check.ts type-checks against the installed @fsbox/sdk"
+	--types node --typeRoots "$repo/sdks/typescript/node_modules/@types" check.mts
+echo "tsc: check.mts type-checks against the installed @fsbox/sdk"
 cd "$repo"
 
 step "Go: a fresh module uses the SDK through a replace to this checkout"
