@@ -1,9 +1,18 @@
 // The connection: initialize, pipelining, a server that dies, close, and start failures.
 import assert from "node:assert/strict";
-import { realpathSync } from "node:fs";
+import { chmodSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 
-import { BinaryNotFoundError, Client, ConnectionError, RpcError, SCHEMA_HASH, ToolCallError } from "../dist/index.js";
+import {
+  BinaryNotFoundError,
+  Client,
+  ConnectionError,
+  RpcError,
+  SCHEMA_HASH,
+  SchemaMismatchError,
+  ToolCallError,
+} from "../dist/index.js";
 import type { FileChangeRequest } from "../dist/index.js";
 import { alive, binary, children, start, tempRoot } from "./helpers.js";
 
@@ -209,4 +218,21 @@ test("FSBOX_BIN is used when no binary is given", async () => {
       process.env["FSBOX_BIN"] = saved;
     }
   }
+});
+
+test("a server of another schema is refused at start, naming both hashes", async () => {
+  const fake = join(tempRoot(), "old-fsbox");
+  writeFileSync(
+    fake,
+    "#!/bin/sh\nread line\n" +
+      `echo '{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"1","server_info":{"name":"old","version":"0"},` +
+      `"root_dir":"/","cwd":".","tools":[],"schema_hash":"sha256:0ld"}}'\nread line\n`,
+  );
+  chmodSync(fake, 0o755);
+  const before = children();
+  await assert.rejects(
+    Client.start({ rootDir: tempRoot(), binary: fake }),
+    (e: unknown) => e instanceof SchemaMismatchError && e.message.includes("sha256:0ld") && e.message.includes(SCHEMA_HASH),
+  );
+  assert.deepEqual(children().filter((p) => !before.includes(p)), []);
 });
