@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Fixture is the temporary tree of one vector: <base>/ws is the root, and two trees outside it
@@ -148,7 +147,7 @@ func (f *Fixture) makeEntry(p string, e Entry) error {
 	case e.Symlink != nil:
 		return os.Symlink(f.Expand(*e.Symlink), p)
 	case e.FIFO:
-		return syscall.Mkfifo(p, 0o644)
+		return mkfifo(p)
 	default:
 		data, err := e.Bytes()
 		if err != nil {

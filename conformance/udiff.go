@@ -152,7 +152,7 @@ func parseHunk(h string) (oStart, oCount, nCount int, err error) {
 }
 
 // gitApply applies diff to before with git apply in a scratch directory, as a second opinion on
-// applyUnifiedDiff: PROTOCOL.md promises that every diff applies with git apply. ok is false when
+// applyUnifiedDiff: docs/protocol.md promises that every diff applies with git apply. ok is false when
 // git is not installed (the in-Go applier then decides alone).
 func gitApply(before, diff string) (after string, ok bool, err error) {
 	gitOnce.Do(func() { gitPath, _ = exec.LookPath("git") })

@@ -19,7 +19,7 @@ type Vector struct {
 	// Category is the first component of ID: the row of the report's table.
 	Category    string `json:"-"`
 	Description string `json:"description"`
-	// Spec names the PROTOCOL.md sections the vector checks, e.g. "§5 containment".
+	// Spec names the docs/protocol.md sections the vector checks, e.g. "§5 containment".
 	Spec []string `json:"spec,omitempty"`
 	// Requires names capabilities of the platform or target; a vector whose requirement is not
 	// met is skipped, never failed.

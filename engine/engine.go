@@ -283,7 +283,7 @@ func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc 
 func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage, h Hooks) (res any, err error) {
 	fn, ok := toolTable[toolName]
 	if !ok || !e.enabled[toolName] {
-		return nil, errorf(toolName, "", kindUnknownTool, "Unknown tool %s. Available: %s.", pyRepr(toolName), strings.Join(e.tools, ", "))
+		return nil, e.unknownTool(toolName)
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -20,4 +20,6 @@ cd "$root/sdks/typescript"
 "$root/scripts/npm-ci-if-stale"
 rm -rf dist dist-test ../../conformance/adapters/typescript/dist
 npm run build
+npm run build:test
+npx tsc -p ../../conformance/adapters/typescript/tsconfig.json   # the adapter is not part of the package
 npm test

@@ -7,7 +7,7 @@
 //	fsbox mcp [--root DIR] [--compat reference] [DIR]  serve the tools as an MCP server (stdio or --http)
 //	fsbox call TOOL [key=value ...] [--root DIR] [--json]   run one tool call and print its result
 //	fsbox schema                                       print the JSON Schema bundle
-//	fsbox version                                      print the version
+//	fsbox version                                      print version, commit and schema hash (also --version)
 //
 // Every subcommand takes --help. Errors are printed as "fsbox: error: …" with a non-zero exit:
 // 1 for a failure at run time, 2 for a usage error.
@@ -21,8 +21,10 @@ import (
 	"strings"
 )
 
-// version is the fsbox release; overridden at link time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+// version is the fsbox release. It is the one version of the repository: the Python and
+// TypeScript packages carry the same string (TestVersionsAgree), and scripts/package stamps it into
+// every artifact.
+var version = "0.1.0"
 
 // subcommand is one verb of the CLI. Files that own a verb register it from init.
 type subcommand struct {
@@ -51,6 +53,9 @@ func run(args []string) int {
 			return 2
 		}
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args[0] = "version"
 	}
 	c, ok := subcommands[args[0]]
 	if !ok {

@@ -171,7 +171,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if r := fsbox(t, "", "serve", "--help"); r.code != 0 || !strings.Contains(r.stderr, "max-message-bytes") {
 		t.Errorf("serve --help: %d %q", r.code, r.stderr)
 	}
-	if r := fsbox(t, "", "version"); r.code != 0 || !strings.Contains(r.stdout, "protocol 1") {
+	if r := fsbox(t, "", "version"); r.code != 0 || !strings.Contains(r.stdout, "protocol: 1") {
 		t.Errorf("version: %d %q", r.code, r.stdout)
 	}
 }
@@ -222,5 +222,32 @@ func TestServePolicyFlagsFixThePolicy(t *testing.T) {
 	r := fsbox(t, initWith(`{"root_dir":`+strconv.Quote(root)+`,"max_read_lines":5000}`), "serve")
 	if !strings.Contains(r.stdout, `"result"`) {
 		t.Errorf("bare serve refused its client's config: %s", r.stdout)
+	}
+}
+
+// A root given by flag or config file that is not a directory is refused at start with a message
+// on stderr and exit status 2, before any message is read: nothing is served.
+func TestServeRefusesBadRoot(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	conf := filepath.Join(dir, "fsbox.json")
+	os.WriteFile(conf, []byte(`{"root_dir": "missing"}`), 0o644)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1"}}` + "\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--root", filepath.Join(dir, "does-not-exist")}, "does not exist"},
+		{[]string{"--root", file}, "is a file, not a directory"},
+		{[]string{"--config", conf}, "does not exist"},
+	} {
+		r := fsbox(t, init, append([]string{"serve"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || !strings.HasPrefix(r.stderr, "fsbox: error: serve ") || r.stdout != "" {
+			t.Errorf("serve %v: exit %d, stdout %q, stderr %q; want exit 2, %q on stderr, nothing on stdout", c.args, r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+	if r := fsbox(t, init, "serve", "--root", dir); r.code != 0 || !strings.Contains(r.stdout, `"id":1,"result"`) {
+		t.Errorf("serve on a directory: exit %d, stdout %q", r.code, r.stdout)
 	}
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"sync"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -47,6 +50,9 @@ func runServe(args []string) int {
 	cfg, err := cf.load()
 	if err != nil {
 		return errorf("%v", err)
+	}
+	if err := checkRoot(cfg.RootDir); err != nil {
+		return usageErrorf("%v", err)
 	}
 	// Keep the real stdout for the protocol and point os.Stdout at stderr, so a stray print anywhere
 	// in the process can never corrupt the stream.
@@ -103,4 +109,34 @@ func onSignal() (context.Context, func()) {
 			cancel()
 		})
 	}
+}
+
+// checkRoot refuses, before anything is served, a root given by --root or --config that is not an
+// existing directory: the mistake is reported once on stderr with exit status 2, instead of as an
+// error at every initialize. An empty root (the working directory, or one a client will send in
+// initialize) is not checked here. The check does not protect against the root changing later:
+// the session resolves it again at initialize.
+func checkRoot(root string) error {
+	if root == "" {
+		return nil
+	}
+	fi, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("serve %s: root directory does not exist; create it or pass an existing --root", root)
+	case err != nil:
+		return fmt.Errorf("serve %s: cannot use as root: %v", root, unwrapPathError(err))
+	case !fi.IsDir():
+		return fmt.Errorf("serve %s: root is a file, not a directory; pass its parent directory (--root %s) or another directory", root, filepath.Dir(root))
+	}
+	return nil
+}
+
+// unwrapPathError drops the *PathError's own "op path:" prefix, which checkRoot already says.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

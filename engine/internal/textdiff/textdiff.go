@@ -1,6 +1,6 @@
 // Package textdiff renders bounded unified diffs for change requests and edit events.
 //
-// The rules are those of the protocol (PROTOCOL.md §7):
+// The rules are those of the protocol (docs/protocol.md §7):
 //
 //  1. Equal texts give an empty diff, not truncated.
 //  2. When either side is over [MaxSourceChars] characters, or
@@ -17,7 +17,7 @@
 // Every line of a diff ends with a newline, the last one included, so a diff that is not truncated
 // applies as it is with GNU patch and git apply (both reject an unterminated last line). This
 // differs from pydantic-ai-harness, whose diff text has no final newline and so cannot be fed to
-// patch without a fix-up; PROTOCOL.md §7 asks for diffs that apply.
+// patch without a fix-up; docs/protocol.md §7 asks for diffs that apply.
 //
 // The line diff itself is github.com/hexops/gotextdiff's Myers implementation, whose time and
 // memory grow with (N+M)·D; textdiff trims the common leading and trailing lines first, so only the

@@ -141,8 +141,31 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
+	if err := checkSchemaHash(bin, session.SchemaHash); err != nil {
+		c.Close()
+		return nil, err
+	}
 	c.session = &session
 	return c, nil
+}
+
+// Version is the release of this SDK; the fsbox binary and the Python and TypeScript packages of
+// the same release carry the same one.
+const Version = "0.1.0"
+
+// ErrSchemaMismatch is wrapped by Start's error when the server's schema_hash is not the one the
+// generated types were made from: the binary and this SDK come from different releases, and
+// results could decode wrongly, so the session is refused rather than half-working.
+var ErrSchemaMismatch = errors.New("fsboxclient: schema mismatch")
+
+// checkSchemaHash compares the schema_hash a server answered initialize with against SchemaHash.
+func checkSchemaHash(bin, got string) error {
+	if got == SchemaHash {
+		return nil
+	}
+	return fmt.Errorf("%w: %s answers with schema_hash %q, but this SDK (fsboxclient %s) was generated from %s; "+
+		"use the fsbox binary of the same release, or regenerate the SDK from the binary with `fsbox gen --lang go`",
+		ErrSchemaMismatch, bin, got, Version, SchemaHash)
 }
 
 // moduleVersion is the version of the fsbox module this package was built from, for client_info.
@@ -152,18 +175,28 @@ func moduleVersion() string {
 		return "unknown"
 	}
 	const module = "github.com/fsbox/fsbox"
-	if info.Main.Path == module {
+	if info.Main.Path == module && info.Main.Version != "(devel)" && info.Main.Version != "" {
 		return info.Main.Version
 	}
 	for _, dep := range info.Deps {
-		if dep.Path == module {
+		if dep.Path == module && dep.Version != "(devel)" {
 			return dep.Version
 		}
 	}
-	return "unknown"
+	return Version
 }
 
-// findBinary picks the fsbox executable: the explicit one, then $FSBOX_BIN, then fsbox on $PATH.
+// howToGet says what gives a user an fsbox binary today, for BinaryNotFound-style errors.
+const howToGet = "get one with `pip install fsbox` or `npm install @fsbox/sdk` (both bundle the binary), " +
+	"or build it from a checkout of the fsbox repository with `go build -o bin/fsbox ./cmd/fsbox`"
+
+// findBinary picks the fsbox executable. Precedence:
+//
+//  1. Options.Binary;
+//  2. $FSBOX_BIN;
+//  3. fsbox on $PATH.
+//
+// The Go SDK bundles no binary: a Go program depends on the module, not on a platform package.
 func findBinary(explicit string) (string, error) {
 	if explicit != "" {
 		return explicit, nil
@@ -174,9 +207,7 @@ func findBinary(explicit string) (string, error) {
 	if p, err := exec.LookPath("fsbox"); err == nil {
 		return p, nil
 	}
-	return "", errors.New("fsboxclient: fsbox binary not found: set Options.Binary or FSBOX_BIN, or put fsbox on PATH " +
-		"(build it with `go build -o bin/fsbox ./cmd/fsbox` in the fsbox repository, " +
-		"or `go install github.com/fsbox/fsbox/cmd/fsbox@latest`)")
+	return "", errors.New("fsboxclient: fsbox binary not found: set Options.Binary or FSBOX_BIN, or put fsbox on PATH; " + howToGet)
 }
 
 // Session returns what the server answered to initialize: the resolved root, cwd, enabled tools

@@ -516,7 +516,7 @@ func TestCloseKillsStuckServer(t *testing.T) {
 	stuck := filepath.Join(t.TempDir(), "fsbox")
 	script := `#!/bin/sh
 read line
-echo '{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"1","server_info":{"name":"stuck","version":"0"},"root_dir":"/","cwd":".","tools":[],"schema_hash":""}}'
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"1","server_info":{"name":"stuck","version":"0"},"root_dir":"/","cwd":".","tools":[],"schema_hash":"` + SchemaHash + `"}}'
 trap '' TERM HUP
 exec sleep 600
 `
@@ -567,8 +567,32 @@ func TestBinaryNotFound(t *testing.T) {
 	t.Setenv("FSBOX_BIN", "")
 	t.Setenv("PATH", t.TempDir())
 	_, err := Start(context.Background(), Options{})
+	// The advice names what works today; `go install …@latest` does not until a release is tagged.
 	if err == nil || !strings.Contains(err.Error(), "go build -o bin/fsbox ./cmd/fsbox") ||
-		!strings.Contains(err.Error(), "go install github.com/fsbox/fsbox/cmd/fsbox@latest") {
+		!strings.Contains(err.Error(), "pip install fsbox") || !strings.Contains(err.Error(), "npm install @fsbox/sdk") ||
+		strings.Contains(err.Error(), "@latest") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestSchemaMismatch: a server whose schema_hash is not the one the SDK was generated from is
+// refused at Start with an error naming both hashes, and its process is not left behind.
+func TestSchemaMismatch(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "fsbox")
+	script := `#!/bin/sh
+read line
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"1","server_info":{"name":"old","version":"0"},"root_dir":"/","cwd":".","tools":[],"schema_hash":"sha256:0ld"}}'
+read line
+`
+	if err := os.WriteFile(other, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(context.Background(), Options{Binary: other})
+	if err == nil {
+		c.Close()
+		t.Fatal("Start succeeded against a server of another schema")
+	}
+	if !errors.Is(err, ErrSchemaMismatch) || !strings.Contains(err.Error(), `"sha256:0ld"`) || !strings.Contains(err.Error(), SchemaHash) {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -81,7 +81,9 @@ def test_binary_not_found_says_how_to_get_it(root: Path, monkeypatch: pytest.Mon
     with pytest.raises(fsbox.BinaryNotFound) as e:
         fsbox.Client(root)
     assert "go build -o bin/fsbox ./cmd/fsbox" in e.value.message
-    assert "go install github.com/fsbox/fsbox/cmd/fsbox@latest" in e.value.message
+    # The advice names what works today: the wheel, or a build from a checkout, not @latest.
+    assert "pip install fsbox" in e.value.message
+    assert "@latest" not in e.value.message
     with pytest.raises(fsbox.BinaryNotFound, match="not an executable file"):
         fsbox.Client(root, binary=root / "nope")
 
@@ -114,3 +116,21 @@ def test_binary_from_env_then_path(
 def test_repo_layout_for_build() -> None:
     # The build command in BinaryNotFound's message is run from the repository root.
     assert (REPO / "cmd" / "fsbox").is_dir()
+
+
+def test_schema_mismatch_is_refused(root: Path) -> None:
+    # A server of another release answers initialize with another schema_hash: refused, and the
+    # message names both hashes; the child does not outlive the refusal.
+    fake = root.parent / "old-fsbox"
+    fake.write_text(
+        "#!/bin/sh\nread line\n"
+        """echo '{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"1","""
+        """"server_info":{"name":"old","version":"0"},"root_dir":"/","cwd":".","""
+        """"tools":[],"schema_hash":"sha256:0ld"}}'\nread line\n"""
+    )
+    fake.chmod(0o755)
+    before = child_pids()
+    with pytest.raises(fsbox.SchemaMismatch) as e:
+        fsbox.Client(root, binary=fake)
+    assert "sha256:0ld" in e.value.message and fsbox.SCHEMA_HASH in e.value.message
+    assert child_pids() <= before

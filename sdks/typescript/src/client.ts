@@ -1,11 +1,13 @@
 import { accessSync, constants, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { delimiter, join, resolve } from "node:path";
 
 import { GeneratedClient } from "./client.gen.js";
-import { BinaryNotFoundError, RpcError } from "./errors.js";
+import { BinaryNotFoundError, RpcError, SchemaMismatchError } from "./errors.js";
 import { Transport } from "./transport.js";
 import type { CallOptions } from "./transport.js";
-import { BYTES_FIELDS, PROTOCOL_VERSION, TOOL_RESULT_TYPES } from "./types.gen.js";
+import { BYTES_FIELDS, PROTOCOL_VERSION, SCHEMA_HASH, TOOL_RESULT_TYPES } from "./types.gen.js";
+import { VERSION } from "./version.js";
 import type {
   ChangeRequestResult,
   Config,
@@ -64,7 +66,7 @@ export interface ClientOptions {
   closeTimeoutMs?: number;
 }
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: "fsbox-typescript", version: "0.1.0" };
+const DEFAULT_CLIENT_INFO: Implementation = { name: "fsbox-typescript", version: VERSION };
 
 /**
  * Client is one fsbox server session. Start one with Client.start, call tools through the typed
@@ -110,6 +112,13 @@ export class Client extends GeneratedClient {
           change_requests: options.onChangeRequest !== undefined,
         },
       });
+      if (session.schema_hash !== SCHEMA_HASH) {
+        throw new SchemaMismatchError(
+          `${binary} answers with schema_hash ${JSON.stringify(session.schema_hash)}, but this SDK ` +
+            `(@fsbox/sdk ${VERSION}) was generated from ${SCHEMA_HASH}; use the fsbox binary of the ` +
+            "same release (the @fsbox/<platform> package bundles one), or regenerate the SDK with `fsbox gen`.",
+        );
+      }
       return new Client(transport, session, closeTimeoutMs);
     } catch (err) {
       await transport.close(closeTimeoutMs);
@@ -237,8 +246,24 @@ async function answerServerRequest(
   return answer;
 }
 
+/** The npm package that carries the fsbox binary for each supported `${platform}-${arch}`. */
+export const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
+  "linux-x64": "@fsbox/linux-x64",
+  "linux-arm64": "@fsbox/linux-arm64",
+  "darwin-x64": "@fsbox/darwin-x64",
+  "darwin-arm64": "@fsbox/darwin-arm64",
+  "win32-x64": "@fsbox/win32-x64",
+};
+
 /**
- * locateBinary finds fsbox: the explicit path, then FSBOX_BIN, then `fsbox` on PATH.
+ * locateBinary finds fsbox. Precedence:
+ *
+ *  1. the explicit path (ClientOptions.binary);
+ *  2. the FSBOX_BIN environment variable;
+ *  3. the binary of this platform's optional dependency (`@fsbox/linux-x64`, …), via require.resolve;
+ *  4. `fsbox` on PATH.
+ *
+ * The error when none is found names the platform package that is missing.
  */
 export function locateBinary(explicit?: string): string {
   if (explicit !== undefined && explicit !== "") {
@@ -248,15 +273,28 @@ export function locateBinary(explicit?: string): string {
   if (fromEnv !== undefined && fromEnv !== "") {
     return fromEnv;
   }
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
-    if (dir !== "" && isExecutable(join(dir, "fsbox"))) {
-      return join(dir, "fsbox");
+  const exe = process.platform === "win32" ? "fsbox.exe" : "fsbox";
+  const platform = `${process.platform}-${process.arch}`;
+  const pkg = PLATFORM_PACKAGES[platform];
+  if (pkg !== undefined) {
+    try {
+      return createRequire(import.meta.url).resolve(`${pkg}/bin/${exe}`);
+    } catch {
+      // not installed (--omit=optional, or a source checkout): fall through to PATH
     }
   }
+  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
+    if (dir !== "" && isExecutable(join(dir, exe))) {
+      return join(dir, exe);
+    }
+  }
+  const missing =
+    pkg !== undefined
+      ? `the platform package ${pkg} is not installed (reinstall @fsbox/sdk without --omit=optional / --no-optional, or \`npm install ${pkg}\`)`
+      : `fsbox ships no binary for ${platform}`;
   throw new BinaryNotFoundError(
-    "cannot find the fsbox binary: pass binary, set FSBOX_BIN, or put fsbox on PATH. " +
-      "Build it from the repository with `go build -o bin/fsbox ./cmd/fsbox`, " +
-      "or install it with `go install github.com/fsbox/fsbox/cmd/fsbox@latest`.",
+    `cannot find the fsbox binary: ${missing}; binary was not given, FSBOX_BIN is unset and fsbox is not on PATH. ` +
+      "Or build it from a checkout of the fsbox repository with `go build -o bin/fsbox ./cmd/fsbox` and set FSBOX_BIN.",
   );
 }
 

@@ -107,3 +107,8 @@ export function errorFromWire(err: WireError): RpcError {
   const full: ErrorData = { ...d, retry, counts_as_retry: counts };
   return retry ? new ToolRetryError(err.code, err.message, full) : new ToolFatalError(err.code, err.message, full);
 }
+
+/** SchemaMismatchError says the server speaks another schema than this SDK was generated from. */
+export class SchemaMismatchError extends FsboxError {
+  override name = "SchemaMismatchError";
+}

@@ -3,13 +3,15 @@
  *
  * @packageDocumentation
  */
-export { Client, decodeBytes, locateBinary } from "./client.js";
+export { Client, decodeBytes, PLATFORM_PACKAGES, locateBinary } from "./client.js";
+export { VERSION } from "./version.js";
 export type { ChangeRequest, ClientOptions, UnknownToolResult } from "./client.js";
 export {
   BinaryNotFoundError,
   ConnectionError,
   FsboxError,
   RpcError,
+  SchemaMismatchError,
   ToolCallError,
   ToolFatalError,
   ToolRetryError,

@@ -1,9 +1,18 @@
 // The connection: initialize, pipelining, a server that dies, close, and start failures.
 import assert from "node:assert/strict";
-import { realpathSync } from "node:fs";
+import { chmodSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 
-import { BinaryNotFoundError, Client, ConnectionError, RpcError, SCHEMA_HASH, ToolCallError } from "../dist/index.js";
+import {
+  BinaryNotFoundError,
+  Client,
+  ConnectionError,
+  RpcError,
+  SCHEMA_HASH,
+  SchemaMismatchError,
+  ToolCallError,
+} from "../dist/index.js";
 import type { FileChangeRequest } from "../dist/index.js";
 import { alive, binary, children, start, tempRoot } from "./helpers.js";
 
@@ -181,7 +190,9 @@ test("a missing binary is reported with how to get one", async () => {
     assert.ok(err instanceof BinaryNotFoundError, String(err));
     assert.match(err.message, /FSBOX_BIN/);
     assert.match(err.message, /go build -o bin\/fsbox \.\/cmd\/fsbox/);
-    assert.match(err.message, /go install github\.com\/fsbox\/fsbox\/cmd\/fsbox@latest/);
+    // The advice names what works today (the platform package, or a build), not `go install …@latest`.
+    assert.match(err.message, /@fsbox\/(linux|darwin|win32)-/);
+    assert.doesNotMatch(err.message, /@latest/);
   } finally {
     process.env["PATH"] = saved.path;
     if (saved.bin !== undefined) {
@@ -207,4 +218,21 @@ test("FSBOX_BIN is used when no binary is given", async () => {
       process.env["FSBOX_BIN"] = saved;
     }
   }
+});
+
+test("a server of another schema is refused at start, naming both hashes", async () => {
+  const fake = join(tempRoot(), "old-fsbox");
+  writeFileSync(
+    fake,
+    "#!/bin/sh\nread line\n" +
+      `echo '{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"1","server_info":{"name":"old","version":"0"},` +
+      `"root_dir":"/","cwd":".","tools":[],"schema_hash":"sha256:0ld"}}'\nread line\n`,
+  );
+  chmodSync(fake, 0o755);
+  const before = children();
+  await assert.rejects(
+    Client.start({ rootDir: tempRoot(), binary: fake }),
+    (e: unknown) => e instanceof SchemaMismatchError && e.message.includes("sha256:0ld") && e.message.includes(SCHEMA_HASH),
+  );
+  assert.deepEqual(children().filter((p) => !before.includes(p)), []);
 });

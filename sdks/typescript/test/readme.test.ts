@@ -15,7 +15,7 @@ test("the README quickstart runs and prints what it promises", () => {
   const block = /<!-- quickstart[^>]*-->\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block !== undefined, "README.md has no quickstart block");
   assert.ok(block.trim().split("\n").length <= 12, "the quickstart is meant to be about ten lines");
-  // Inside the package directory "fsbox" resolves to this package itself (package self-reference).
+  // Inside the package directory "@fsbox/sdk" resolves to this package itself (package self-reference).
   const script = join(pkg, "dist-test", "quickstart.mjs");
   writeFileSync(script, block);
   const root = tempRoot();

@@ -19,12 +19,21 @@ from ._transport import VERSION as __version__
 from ._types_gen import *  # noqa: F403 (the generated wire types, listed in its __all__)
 from ._types_gen import __all__ as _types_all
 from .client import AsyncClient, ChangeRequest, Client, OnChangeRequest, OnEvent, RawResult
-from .errors import BinaryNotFound, ConnectionLost, FsboxError, ProtocolError, ToolFatal, ToolRetry
+from .errors import (
+    BinaryNotFound,
+    ConnectionLost,
+    FsboxError,
+    ProtocolError,
+    SchemaMismatch,
+    ToolFatal,
+    ToolRetry,
+)
 
 __all__ = [  # noqa: PLE0604
     *_types_all,
     "AsyncClient",
     "BinaryNotFound",
+    "SchemaMismatch",
     "ChangeRequest",
     "Client",
     "ConnectionLost",

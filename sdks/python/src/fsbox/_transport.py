@@ -28,16 +28,29 @@ from .errors import BinaryNotFound, ConnectionLost, FsboxError, error_from_wire
 VERSION = "0.1.0"
 
 _HOW_TO_GET = (
-    "build it from the fsbox repository with `go build -o bin/fsbox ./cmd/fsbox`, or install it "
-    "with `go install github.com/fsbox/fsbox/cmd/fsbox@latest`"
+    "install a platform wheel that bundles it (`pip install fsbox`), or build it from a checkout "
+    "of the fsbox repository with `go build -o bin/fsbox ./cmd/fsbox`"
 )
 _STDERR_TAIL = 16 * 1024  # bytes of the child's stderr kept for error messages
 _INTERNAL_ERROR = -32603
 _METHOD_NOT_FOUND = -32601
 
 
+def bundled_binary() -> str | None:
+    """The binary a platform wheel ships at fsbox/bin/fsbox[.exe], or None (a source install)."""
+    name = "fsbox.exe" if sys.platform == "win32" else "fsbox"
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", name)
+    return path if os.path.isfile(path) else None
+
+
 def find_binary(explicit: str | os.PathLike[str] | None) -> str:
-    """The fsbox binary to run: explicit, else $FSBOX_BIN, else fsbox on PATH."""
+    """The fsbox binary to run. Precedence:
+
+    1. ``binary=`` given to the client;
+    2. ``$FSBOX_BIN``;
+    3. the binary bundled in a platform wheel (``fsbox/bin/fsbox``);
+    4. ``fsbox`` on ``PATH``.
+    """
     for value, source in ((explicit, "binary="), (os.environ.get("FSBOX_BIN"), "FSBOX_BIN")):
         if value:
             path = os.fspath(value)
@@ -46,10 +59,14 @@ def find_binary(explicit: str | os.PathLike[str] | None) -> str:
             raise BinaryNotFound(
                 f"{source} names {path!r}, which is not an executable file; {_HOW_TO_GET}"
             )
+    bundled = bundled_binary()
+    if bundled is not None:
+        return bundled
     found = shutil.which("fsbox")
     if found is None:
         raise BinaryNotFound(
-            "the fsbox binary was not found: pass binary=, set FSBOX_BIN or put fsbox on PATH; "
+            "the fsbox binary was not found: this fsbox package bundles none (a source install), "
+            "binary= was not given, FSBOX_BIN is unset and fsbox is not on PATH; "
             + _HOW_TO_GET
         )
     return found

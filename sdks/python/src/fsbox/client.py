@@ -19,12 +19,14 @@ from ._client_gen import AsyncTools, SyncTools
 from ._transport import (
     AsyncConnection,
     SyncConnection,
+    VERSION,
     UnknownMethod,
     find_binary,
     initialize_params,
     report_callback_error,
 )
 from ._types_gen import (
+    SCHEMA_HASH,
     TOOL_RESULTS,
     ChangeRequestResult,
     Config,
@@ -35,7 +37,7 @@ from ._types_gen import (
     WireError,
     event_from_wire,
 )
-from .errors import FsboxError, ProtocolError
+from .errors import FsboxError, ProtocolError, SchemaMismatch
 
 _T = TypeVar("_T")
 
@@ -111,6 +113,16 @@ def _decode_any_tool(name: str, value: Any) -> ToolResult | RawResult:
     return RawResult(text=value["text"], data=value)
 
 
+def _check_schema(binary: str, result: InitializeResult) -> None:
+    """Refuse a server whose schema_hash is not the one this SDK was generated from."""
+    if result.schema_hash != SCHEMA_HASH:
+        raise SchemaMismatch(
+            f"{binary} answers with schema_hash {result.schema_hash!r}, but this SDK (fsbox "
+            f"{VERSION}) was generated from {SCHEMA_HASH}; use the fsbox binary of the same "
+            "release (the platform wheel bundles one), or regenerate the SDK with `fsbox gen`"
+        )
+
+
 def _descriptors(result: InitializeResult) -> list[dict[str, Any]]:
     return [
         {"name": t.name, "description": t.description, "input_schema": t.input_schema}
@@ -164,11 +176,13 @@ class Client(SyncTools):
             events=on_event is not None,
             change_requests=on_change_request is not None,
         )
-        self._conn = SyncConnection(find_binary(binary), self._notification, self._request)
+        found = find_binary(binary)
+        self._conn = SyncConnection(found, self._notification, self._request)
         try:
             self.initialize_result: InitializeResult = _decode(
                 InitializeResult.from_wire, self._conn.request("initialize", params), "initialize"
             )
+            _check_schema(found, self.initialize_result)
         except BaseException:
             self.close()
             raise
@@ -283,12 +297,13 @@ class AsyncClient(AsyncTools):
         """Spawn and initialize the server; a second call does nothing."""
         if self._conn is not None:
             return self
-        self._conn = await AsyncConnection.open(
-            find_binary(self._binary), self._notification, self._request
-        )
+        found = find_binary(self._binary)
+        self._conn = await AsyncConnection.open(found, self._notification, self._request)
         try:
             result = await self._conn.request("initialize", self._params)
-            self._initialize_result = _decode(InitializeResult.from_wire, result, "initialize")
+            initialized = _decode(InitializeResult.from_wire, result, "initialize")
+            _check_schema(found, initialized)
+            self._initialize_result = initialized
         except BaseException:
             await self._conn.close()
             raise

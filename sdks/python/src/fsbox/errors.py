@@ -83,6 +83,10 @@ class ProtocolError(ToolFatal):
         super().__init__(message, kind="protocol_error")
 
 
+class SchemaMismatch(ProtocolError):
+    """The server's schema_hash is not the one this SDK was generated from: another release."""
+
+
 class BinaryNotFound(FsboxError):
     """No fsbox binary was found: not given, not in FSBOX_BIN, not on PATH."""
 
