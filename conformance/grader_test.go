@@ -171,7 +171,7 @@ func TestToolMappingTranslate(t *testing.T) {
 		{"read_file", map[string]any{"path": "/abs"}, map[string]bool{"read_file": true}, `read_file {"path":"/abs"}`},
 		{"read_file", map[string]any{"path": "a", "offset": 3}, have, "skip: no counterpart for argument offset"},
 		{"edit_file", map[string]any{"path": "a", "old_text": "o", "new_text": "n"}, have, `edit_file {"edits":[{"newText":"n","oldText":"o"}],"path":"/r/a"}`},
-		{"edit_file", map[string]any{"path": "a", "replacements": []any{}}, have, "skip: needs argument old_text"},
+		{"edit_file", map[string]any{"path": "a", "replacements": []any{}}, have, "skip: needs argument new_text"},
 		{"directory_tree", map[string]any{}, have, `directory_tree {"path":"/r"}`},
 		{"search_files", map[string]any{"pattern": "x"}, have, "skip: no counterpart"},
 		{"file_info", map[string]any{"path": "a"}, have, "skip: lists none of get_file_info"},

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,7 +128,9 @@ func fillArgs(tmpl any, in map[string]any, used map[string]bool) (any, string) {
 		return t, ""
 	case map[string]any:
 		out := map[string]any{}
-		for k, v := range t {
+		// In key order, so the argument a skip names is the same on every run.
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			v := t[k]
 			f, missing := fillArgs(v, in, used)
 			if missing != "" {
 				return nil, missing

@@ -297,6 +297,10 @@ func TestCall_FromInlineHandler(t *testing.T) {
 	}
 }
 
+// commitStarted hears from each "commit" handler as it starts, so a test can cancel a request
+// that is surely running: one still waiting for a work slot is cancelled without running.
+var commitStarted = make(chan struct{}, 16)
+
 // waitHandler's "wait" returns ctx.Err() once cancelled, or "released" when release closes;
 // "commit" returns a result even after cancellation.
 func waitHandler(release <-chan struct{}) HandlerFunc {
@@ -310,6 +314,10 @@ func waitHandler(release <-chan struct{}) HandlerFunc {
 				return "released", nil
 			}
 		case "commit":
+			select {
+			case commitStarted <- struct{}{}:
+			default:
+			}
 			<-ctx.Done()
 			return "committed", nil
 		}
@@ -347,6 +355,7 @@ func TestCancel(t *testing.T) {
 
 	// A handler that returns a result anyway has it sent.
 	p.send(`{"jsonrpc":"2.0","id":"c","method":"commit"}`)
+	<-commitStarted
 	p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"id":"c"}}`)
 	if m := p.recvMsg(); string(m.Result) != `"committed"` {
 		t.Errorf("committed after cancel: reply %s; want the result", m.line)
