@@ -141,6 +141,19 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 	return dirHandle{fd: fd}, nil
 }
 
+// mkdir creates the directory name below h with mkdirat; it never follows a symlink at name.
+func (h dirHandle) mkdir(name string) error {
+	for {
+		err := syscall.Mkdirat(h.fd, name, 0o777)
+		if err != syscall.EINTR {
+			if err != nil {
+				return &fs.PathError{Op: "mkdirat", Path: name, Err: err}
+			}
+			return nil
+		}
+	}
+}
+
 // list returns the entries with the types getdents reports; an entry of unknown type
 // (DT_UNKNOWN) is lstat'ed.
 func (h dirHandle) list() ([]fs.DirEntry, error) {

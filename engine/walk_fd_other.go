@@ -39,6 +39,9 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 	return dirHandle{root: sub}, nil
 }
 
+// mkdir creates the directory name below h; the os.Root keeps it inside the root.
+func (h dirHandle) mkdir(name string) error { return h.root.Mkdir(name, 0o777) }
+
 func (h dirHandle) list() ([]fs.DirEntry, error) {
 	f, err := h.root.OpenFile(".", os.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
