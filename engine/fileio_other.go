@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -14,3 +15,6 @@ const openFlagsRead = os.O_RDONLY | syscall.O_CLOEXEC
 
 // openFlagsDir is openFlagsRead; openDir checks the type on the descriptor.
 const openFlagsDir = openFlagsRead
+
+// sameInode defers to os.SameFile outside unix (ok is false).
+func sameInode(a, b fs.FileInfo) (same, ok bool) { return false, false }

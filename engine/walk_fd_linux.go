@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // On Linux the walkers hold each directory as a bare descriptor and work relative to it with
@@ -139,6 +140,30 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 		return dirHandle{}, err
 	}
 	return dirHandle{fd: fd}, nil
+}
+
+// readlink returns the target of the symlink name below h (readlinkat); a target longer than
+// maxPathBytes is an error.
+func (h dirHandle) readlink(name string) (string, error) {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, maxPathBytes+1)
+	for {
+		n, _, errno := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(h.fd), uintptr(unsafe.Pointer(p)),
+			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: errno}
+		}
+		if int(n) > maxPathBytes {
+			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.ENAMETOOLONG}
+		}
+		return string(buf[:n]), nil
+	}
 }
 
 // mkdir creates the directory name below h with mkdirat; it never follows a symlink at name.

@@ -39,6 +39,9 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 	return dirHandle{root: sub}, nil
 }
 
+// readlink returns the target of the symlink name below h.
+func (h dirHandle) readlink(name string) (string, error) { return h.root.Readlink(name) }
+
 // mkdir creates the directory name below h; the os.Root keeps it inside the root.
 func (h dirHandle) mkdir(name string) error { return h.root.Mkdir(name, 0o777) }
 
