@@ -96,3 +96,6 @@ func statResolved(e *Engine, rel string, want fs.FileInfo) bool {
 	fi, err := e.root.Lstat(rel)
 	return err == nil && os.SameFile(fi, want)
 }
+
+// componentStepsCounted reports that this walk's os.Root opens are not counted in componentSteps.
+const componentStepsCounted = false
