@@ -25,6 +25,23 @@ type fnPattern struct {
 	re    *regexp.Regexp
 	top   *regexp.Regexp // the pattern without its leading "**/", or nil
 	depth bool           // also match every trailing sub-path (the default protected patterns)
+	// anc and topAnc match a name when the pattern (or top) matches the name or one of its
+	// ancestors (and, for a depth pattern, any trailing sub-path of those): one linear regexp
+	// pass over the whole name instead of one match per ancestor and sub-path, which made a
+	// path of depth d cost d³.
+	anc, topAnc *regexp.Regexp
+}
+
+// ancestorRegexp turns the anchored source of translateFnmatch into one that matches a name
+// whose prefix ending at a "/" or at the end matches (with depth: any part starting at the
+// beginning or after a "/" and ending before a "/" or at the end).
+func ancestorRegexp(anchored string, depth bool) (*regexp.Regexp, error) {
+	body := strings.TrimSuffix(strings.TrimPrefix(anchored, `(?s)^`), `$`)
+	start := `^`
+	if depth {
+		start = `(?:^|/)`
+	}
+	return regexp.Compile(`(?s)` + start + `(?:` + body + `)(?:/|$)`)
 }
 
 // compileFnmatch translates an fnmatch pattern to an anchored regexp.
@@ -118,8 +135,14 @@ func newFnPattern(src string, depth bool) (fnPattern, error) {
 		return fnPattern{}, err
 	}
 	p := fnPattern{src: src, re: re, depth: depth}
+	if p.anc, err = ancestorRegexp(translateFnmatch(src), depth); err != nil {
+		return fnPattern{}, err
+	}
 	if rest, ok := strings.CutPrefix(src, "**/"); ok {
 		if p.top, err = compileFnmatch(rest); err != nil {
+			return fnPattern{}, err
+		}
+		if p.topAnc, err = ancestorRegexp(translateFnmatch(rest), depth); err != nil {
 			return fnPattern{}, err
 		}
 	}
@@ -146,6 +169,12 @@ func (p *fnPattern) matchOne(name string) bool {
 	return p.re.MatchString(name) || p.top != nil && p.top.MatchString(name)
 }
 
+// matchAncestors reports whether the pattern matches name or one of its ancestors, as match
+// would on each of them.
+func (p *fnPattern) matchAncestors(name string) bool {
+	return p.anc.MatchString(name) || p.topAnc != nil && p.topAnc.MatchString(name)
+}
+
 // patternList is an ordered list of patterns; the first match is the one messages name.
 type patternList []fnPattern
 
@@ -154,6 +183,19 @@ func (l patternList) first(names []string) (string, bool) {
 	for i := range l {
 		for _, n := range names {
 			if l[i].match(n) {
+				return l[i].src, true
+			}
+		}
+	}
+	return "", false
+}
+
+// firstAncestors returns the first pattern matching any of names or any of their ancestors:
+// first(names plus their ancestors), in time linear in the names' length.
+func (l patternList) firstAncestors(names []string) (string, bool) {
+	for i := range l {
+		for _, n := range names {
+			if l[i].matchAncestors(n) {
 				return l[i].src, true
 			}
 		}
@@ -318,13 +360,13 @@ func (r *resolved) names(withAncestors bool) []string {
 // matched, if any; the caller must then announce the change with reason "permission_rule".
 func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule, *Error) {
 	p := e.policy
-	withAnc := r.names(true)
+	withAnc := r.names(false) // firstAncestors also tries their ancestors
 	if a == accessWrite {
-		if pat, ok := p.protected.first(withAnc); ok {
+		if pat, ok := p.protected.firstAncestors(withAnc); ok {
 			return nil, errorf(op, r.rel, kindProtected, "Path '%s' is protected (matches '%s').", r.rel, pat)
 		}
 	}
-	if pat, ok := p.denied.first(withAnc); ok {
+	if pat, ok := p.denied.firstAncestors(withAnc); ok {
 		return nil, errorf(op, r.rel, kindDenied, "Path '%s' is denied by pattern '%s'.", r.rel, pat)
 	}
 	if a != accessWalkRoot && len(p.allowed) > 0 {
