@@ -9,9 +9,10 @@ const (
 	// and most tools (git, tar, editors) fail on them, so no real tree needs more.
 	maxPathBytes = 4096
 	// maxPathComponents bounds the components of a path after cwd is joined and symlinks are
-	// expanded. Real source trees are rarely 30 deep; 1024 leaves room for generated trees while
-	// keeping one resolution under a few thousand system calls.
-	maxPathComponents = 1024
+	// expanded: 2048 is the most a maxPathBytes path can hold ("d/d/…"), so every path the
+	// kernel could take whole is accepted, while symlinks cannot expand one beyond it. Real
+	// source trees are rarely 30 deep.
+	maxPathComponents = 2048
 	// cancelCheckEvery is how many components a long resolution or creation handles between
 	// checks of the call's context.
 	cancelCheckEvery = 32

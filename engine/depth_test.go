@@ -23,7 +23,7 @@ func stepsOf(t *testing.T, e *Engine, tool string, args map[string]any) int64 {
 	return componentSteps.Load() - before
 }
 
-// TestDeepPathsLinear creates and then reads paths 250, 500 and 1000 directories deep and checks
+// TestDeepPathsLinear creates and then reads paths 250, 500, 1000 and 2000 directories deep and checks
 // that the engine's per-component steps grow linearly with the depth: a bounded number of steps
 // per component (a re-walk of every prefix would be depth²/2, 500 000 at depth 1000). It counts
 // steps instead of timing the calls.
@@ -31,7 +31,7 @@ func TestDeepPathsLinear(t *testing.T) {
 	if !componentStepsCounted {
 		t.Skip("per-component steps are counted by the Linux descriptor walk only")
 	}
-	for _, depth := range []int{250, 500, 1000} {
+	for _, depth := range []int{250, 500, 1000, 2000} {
 		fx := makeFixture(t)
 		e := fx.engine(schema.Config{})
 		p := deepPath(depth)
@@ -56,14 +56,15 @@ func TestDeepPathsLinear(t *testing.T) {
 // through symlinks, with path_too_long (a retry kind) and creates nothing.
 func TestPathTooLong(t *testing.T) {
 	fx := makeFixture(t, "a/")
-	// Each link expands to 600 components; two of them exceed maxPathComponents.
-	fx.add("big => " + strings.TrimSuffix(strings.Repeat("../a/", 300), "/"))
+	// The link (4000 bytes) expands to 1600 components; with 500 more that exceeds
+	// maxPathComponents.
+	fx.add("big => " + strings.TrimSuffix(strings.Repeat("a/../", 800), "/"))
 	e := fx.engine(schema.Config{})
 	cases := []struct{ tool, path string }{
-		{"create_directory", deepPath(3000)},               // 6000 bytes
-		{"create_directory", deepPath(1100)},               // 2200 bytes, 1100 components
-		{"read_file", strings.Repeat("x", maxPathBytes+1)}, // one long name
-		{"create_directory", "big/" + deepPath(500)},       // 600 + 500 components after expansion
+		{"create_directory", deepPath(3000)},                              // 6000 bytes
+		{"create_directory", strings.Repeat("./", 1000) + deepPath(1100)}, // 4199 bytes
+		{"read_file", strings.Repeat("x", maxPathBytes+1)},                // one long name
+		{"create_directory", "big/" + deepPath(500)},                      // 600 + 500 components after expansion
 	}
 	for _, c := range cases {
 		_, err := tryCall(t, e, c.tool, map[string]any{"path": c.path}, Hooks{})
