@@ -1,6 +1,14 @@
 package engine
 
-import "sync/atomic"
+import (
+	"io/fs"
+	"sync/atomic"
+	"syscall"
+)
+
+// errRootGone reports that the root directory was deleted while the engine runs (the Linux
+// descriptor walk detects it); it is a not-exist error.
+var errRootGone = &fs.PathError{Op: "open", Path: ".", Err: syscall.ENOENT}
 
 // Limits on the paths one call resolves or creates. Every step of resolution and creation is one
 // system call per component, so these bound the work (and the descriptors) of a single call.

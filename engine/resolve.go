@@ -121,6 +121,9 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	hops := 0
 	var last fs.FileInfo
 	h, err := openDirHandle(e, ".", nil)
+	if err == errRootGone {
+		return nil, errorf(op, "", kindNotFound, "The root directory no longer exists.")
+	}
 	if err != nil {
 		return nil, osError(op, ".", spelling, err)
 	}

@@ -60,6 +60,18 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 		return dirHandle{}, derr
 	}
 	h := dirHandle{fd: fd}
+	// The os.Root keeps its directory open even after the root is deleted; a deleted directory
+	// has no links and lists empty, so without this check walkers would answer "No matches
+	// found." where every other tool answers not_found.
+	var rst syscall.Stat_t
+	if err := syscall.Fstat(h.fd, &rst); err != nil {
+		h.close()
+		return dirHandle{}, err
+	}
+	if rst.Nlink == 0 {
+		h.close()
+		return dirHandle{}, errRootGone
+	}
 	for _, name := range splitPath(rel) {
 		componentSteps.Add(1)
 		next, err := h.child(name)
