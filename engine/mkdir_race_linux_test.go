@@ -79,3 +79,44 @@ func TestCreateDirectorySwapRace(t *testing.T) {
 		t.Errorf("created inside the protected .git: %d entries", strings.Count(after, ";")-strings.Count(gitBefore, ";"))
 	}
 }
+
+// TestSwapNeverInvalidPath exchanges the directory dir with an in-root symlink (to another
+// directory) while file_info and list_directory run on it: a call caught mid-swap (a name that
+// was a symlink at the lstat and a directory at the readlink, EINVAL) is changed_during_request,
+// never invalid_path with an OS error text.
+func TestSwapNeverInvalidPath(t *testing.T) {
+	fx := makeFixture(t, "dir/f.txt: x\n", "other/f.txt: y\n", "lnk => other")
+	e := fx.engine(schema.Config{})
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !done.Load() {
+			renameExchange(fx.abs("dir"), fx.abs("lnk"))
+		}
+	}()
+	kinds := map[string]int{}
+	for i := 0; i < 4000; i++ {
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"file_info", map[string]any{"path": "dir/f.txt"}},
+			{"list_directory", map[string]any{"path": "dir"}},
+			{"find_files", map[string]any{"pattern": "*", "path": "dir"}},
+		} {
+			_, err := tryCall(t, e, c.tool, c.args, Hooks{})
+			if err == nil {
+				continue
+			}
+			kinds[string(err.Kind)]++
+			if err.Kind == kindInvalidPath || strings.Contains(err.Msg, "Errno") {
+				t.Errorf("%s mid-swap: %s: %s", c.tool, err.Kind, err.Msg)
+			}
+		}
+	}
+	done.Store(true)
+	wg.Wait()
+	t.Logf("error kinds: %v", kinds)
+}

@@ -184,6 +184,10 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 			if errors.Is(err, syscall.ENAMETOOLONG) {
 				return nil, errTooLong(op, spelling)
 			}
+			if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+				// Not a symlink any more, or gone: it was swapped since the lstat.
+				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
+			}
 			if err != nil {
 				return nil, osError(op, joinRel(append(done, c)), spelling, err)
 			}
