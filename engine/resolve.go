@@ -27,8 +27,8 @@ type resolved struct {
 	dirSlash bool
 }
 
-// resolve resolves the model's path against cwd inside the root, component by component with
-// Lstat and Readlink on the os.Root:
+// resolve resolves the model's path against cwd inside the root, component by component in one
+// descriptor walk (walkComponents):
 //
 //  1. the empty path and paths with a NUL byte are invalid_path; "\" is an ordinary character on
 //     POSIX, so "C:\x" and "a\..\b" are single relative names;
@@ -42,7 +42,9 @@ type resolved struct {
 //  5. once a component is missing the rest is applied lexically and exists is false, so a
 //     dangling in-root link resolves to its (missing) in-root target;
 //  6. a non-directory followed by further components is parent_not_directory, and an existing
-//     non-directory spelled with a trailing "/" is not_a_directory.
+//     non-directory spelled with a trailing "/" is not_a_directory;
+//  7. a spelling or resolved path over maxPathBytes, or over maxPathComponents components after
+//     cwd is joined and symlinks are expanded, is path_too_long.
 //
 // The result names no symlink at the time of the check, and its FileInfo is confirmed by a
 // descriptor walk that follows no symlink (statResolved). Later I/O goes through the os.Root, so a
