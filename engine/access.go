@@ -433,16 +433,16 @@ func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.Permissi
 	withAnc := p.names(r, true)
 	if a == accessWrite {
 		if pat, ok := p.protected.first(withAnc); ok {
-			return nil, errorf(op, r.rel, kindProtected, "Path '%s' is protected (matches '%s').", r.rel, pat)
+			return nil, refusal(op, r, kindProtected, "is protected (read-only)", fmt.Sprintf("Path '%s' is protected (matches '%s').", r.rel, pat))
 		}
 	}
 	if pat, ok := p.denied.first(withAnc); ok {
-		return nil, errorf(op, r.rel, kindDenied, "Path '%s' is denied by pattern '%s'.", r.rel, pat)
+		return nil, refusal(op, r, kindDenied, "is denied", fmt.Sprintf("Path '%s' is denied by pattern '%s'.", r.rel, pat))
 	}
 	if a != accessWalkRoot && len(p.allowed) > 0 {
 		for _, n := range p.names(r, false) {
 			if _, ok := p.allowed.first([]string{n}); !ok {
-				return nil, errorf(op, r.rel, kindNotAllowed, "Path '%s' does not match any allowed pattern.", r.rel)
+				return nil, refusal(op, r, kindNotAllowed, "is not allowed", fmt.Sprintf("Path '%s' does not match any allowed pattern.", r.rel))
 			}
 		}
 	}
@@ -463,7 +463,7 @@ func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.Permissi
 		}
 		switch rule.mode {
 		case "deny":
-			return nil, errorf(op, r.rel, kindPermissionDenied, "Path '%s' is denied by permission rule %d.", r.rel, rule.index+1)
+			return nil, refusal(op, r, kindPermissionDenied, "is denied by a permission rule", fmt.Sprintf("Path '%s' is denied by permission rule %d.", r.rel, rule.index+1))
 		case "interrupt":
 			src := rule.src
 			return &src, nil
@@ -471,6 +471,18 @@ func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.Permissi
 		return nil, nil
 	}
 	return nil, nil
+}
+
+// refusal is a policy error about r. A path the model spelled directly gets the direct message,
+// which names the path and the pattern or rule (as the seed does, so the model learns what to
+// avoid). A path reached through a symlink gets only the model's own spelling and what was
+// refused: neither the link's target (which may be a denied file's name) nor the host's pattern
+// or rule, and data.path is the spelled (lexical) path, not the resolved one.
+func refusal(op string, r *resolved, kind schema.ErrorKind, what, direct string) *Error {
+	if r.lexical == r.rel {
+		return errorf(op, r.rel, kind, "%s", direct)
+	}
+	return errorf(op, r.lexical, kind, "Path %s %s.", pyRepr(r.spelling), what)
 }
 
 // checkRead applies the read-level rules (1, 3, 4, 5) to r: for read_file, file_info and the

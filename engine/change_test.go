@@ -143,7 +143,7 @@ func TestChangeRequest_FileChangedWhileAnnounced(t *testing.T) {
 		{"write, file rewritten", []string{"target.txt: old\n"}, map[string]any{"path": "target.txt", "content": "new\n"}, "write_file",
 			func(fx *fixture) { os.WriteFile(fx.abs("target.txt"), []byte("other\n"), 0o644) }, "stale_hash", "other\n"},
 		{"edit, file rewritten", []string{"target.txt: old\n"}, map[string]any{"path": "target.txt", "old_text": "old", "new_text": "new"}, "edit_file",
-			func(fx *fixture) { os.WriteFile(fx.abs("target.txt"), []byte("old and more\n"), 0o644) }, "stale_hash", "old and more\n"},
+			func(fx *fixture) { os.WriteFile(fx.abs("target.txt"), []byte("old and more\n"), 0o644) }, "changed_during_request", "old and more\n"},
 		{"create, file appeared", nil, map[string]any{"path": "target.txt", "content": "new\n"}, "write_file",
 			func(fx *fixture) { os.WriteFile(fx.abs("target.txt"), nil, 0o644) }, "stale_hash", ""},
 		{"edit, file deleted", []string{"target.txt: old\n"}, map[string]any{"path": "target.txt", "old_text": "old", "new_text": "new"}, "edit_file",

@@ -10,8 +10,10 @@
 //  1. One root. The root is resolved (symlinks included) and opened once, as an [os.Root], in
 //     [New]. Every file-system operation afterwards goes through that os.Root or a sub-root of
 //     it; no call ever opens a host path by name.
-//  2. Resolution. A model path is resolved by the engine itself, component by component with
-//     Lstat and Readlink on the os.Root ([Engine.resolve]): ".." is applied to the components
+//  2. Resolution. A model path is resolved by the engine itself in one descriptor walk from the
+//     root, component by component with fstatat, readlinkat and O_NOFOLLOW opens
+//     ([Engine.resolve]; linear in depth, at most 4096 bytes and 2048 components, else
+//     path_too_long): ".." is applied to the components
 //     reached so far, relative link targets continue from the link's directory, absolute ones
 //     must lie in the root, more than 40 links is symlink_loop. Anything leading out of the root
 //     is outside_root. The result is a root-relative path with no symlink in it.

@@ -80,6 +80,11 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 	}
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked, held: held}); cerr != nil {
+		if cerr.Kind == kindStaleHash && expected == "" {
+			// The guard is the edit's own read, not a hash the model gave: the file changed
+			// under the edit, which is a race to retry, not a stale hash to re-read.
+			return nil, errChanged(c.tool, r)
+		}
 		return nil, cerr
 	}
 	h := contentHash(updated)

@@ -82,6 +82,7 @@ const (
 	kindInvalidPath         schema.ErrorKind = "invalid_path"
 	kindNameTooLong         schema.ErrorKind = "name_too_long"
 	kindSymlinkLoop         schema.ErrorKind = "symlink_loop"
+	kindPathTooLong         schema.ErrorKind = "path_too_long"
 	kindChanged             schema.ErrorKind = "changed_during_request"
 	kindDirectoryNotEmpty   schema.ErrorKind = "directory_not_empty"
 	kindToolUnavailable     schema.ErrorKind = "tool_unavailable"

@@ -19,11 +19,6 @@ const binarySniffBytes = 8192
 // over the file's raw bytes.
 const hashHexDigits = 12
 
-// openFlagsRead opens for reading without ever blocking (a FIFO swapped in after the check opens
-// at once and is refused by fstat) and without following a final symlink itself (os.Root follows
-// in-root links, which the identity check below catches).
-const openFlagsRead = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-
 // openRegular opens the regular file r names for reading and verifies, on the open descriptor,
 // that it is a regular file and the very file resolve saw (os.SameFile of fstat and the resolved
 // Lstat), so a component swapped after the check can neither block the call nor redirect it to a
@@ -100,7 +95,7 @@ func (e *Engine) openDir(op string, r *resolved) (*os.File, *Error) {
 	if !r.info.IsDir() {
 		return nil, errorf(op, r.rel, kindNotADirectory, "Not a directory: %s", r.spelling)
 	}
-	f, err := e.root.OpenFile(r.rel, openFlagsRead|syscall.O_DIRECTORY, 0)
+	f, err := e.root.OpenFile(r.rel, openFlagsDir, 0)
 	if err != nil {
 		return nil, e.openError(op, r, err)
 	}

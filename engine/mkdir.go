@@ -34,7 +34,7 @@ func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schem
 		res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
 		return res, nil
 	}
-	created, merr := e.mkdirAll(c.tool, r)
+	created, merr := e.mkdirAll(c, r)
 	if merr != nil {
 		return nil, merr
 	}
@@ -45,10 +45,22 @@ func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schem
 	return res, nil
 }
 
-// mkdirAll creates r's resolved path component by component, never through a symlink that
-// appeared since the resolution, and reports whether it created the final directory (a
-// directory that appeared meanwhile is a success without an event).
-func (e *Engine) mkdirAll(op string, r *resolved) (bool, *Error) {
+// mkdirAll creates r's resolved path component by component and reports whether it created the
+// final directory (a directory that appeared meanwhile is a success without an event).
+//
+// It walks by descriptor from the root (see dirHandle): each existing component is opened with
+// O_NOFOLLOW|O_DIRECTORY relative to its parent's descriptor, and each missing one is created
+// with mkdirat on that same descriptor and then opened the same way. A component swapped for a
+// symlink at any moment (to a denied or protected directory, say) fails the open, and the call
+// ends with changed_during_request; nothing is ever created through it. The walk costs one
+// open (and at most one mkdir) per component, and it stops when the call's context is cancelled.
+//
+// On systems without the Linux descriptor walk (walk_fd_other.go) each step goes through an
+// os.Root opened on the parent, which stays inside the root but follows an in-root symlink
+// swapped in between the resolution and the step: there a race can redirect the creation to
+// another directory inside the root, never outside it.
+func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
+	op := c.tool
 	unlock := e.locks.lock(r.rel)
 	defer unlock()
 	again, rerr := e.resolve(op, r.spelling)
@@ -61,36 +73,57 @@ func (e *Engine) mkdirAll(op string, r *resolved) (bool, *Error) {
 	if _, err := e.checkWrite(op, again); err != nil {
 		return false, err
 	}
+	h, err := openDirHandle(e, ".", nil)
+	if err != nil {
+		return false, e.writeError(op, r, err)
+	}
+	defer func() { h.close() }()
 	comps := splitPath(r.rel)
 	created := false
-	for i := range comps {
-		p := joinRel(comps[:i+1])
+	for i, name := range comps {
+		if i%cancelCheckEvery == 0 {
+			if cerr := c.ctx.Err(); cerr != nil {
+				return false, cancelled(op, cerr)
+			}
+		}
 		leaf := i == len(comps)-1
-		fi, err := e.root.Lstat(p)
+		next, err := h.child(name)
 		if errors.Is(err, fs.ErrNotExist) {
-			err = e.root.Mkdir(p, 0o777)
-			if err == nil {
+			merr := h.mkdir(name)
+			switch {
+			case merr == nil:
 				created = leaf
-				continue
+				componentSteps.Add(1)
+			case errors.Is(merr, fs.ErrExist):
+				created = false
+			default:
+				return false, e.writeError(op, r, merr)
 			}
-			if !errors.Is(err, fs.ErrExist) {
-				return false, e.writeError(op, r, err)
-			}
-			created = false
-			fi, err = e.root.Lstat(p)
+			next, err = h.child(name)
 		}
-		switch {
-		case err != nil:
-			return false, osError(op, p, r.spelling, err)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return false, errChanged(op, r)
-		case !fi.IsDir() && leaf:
-			return false, errExistsNotDir(op, r)
-		case !fi.IsDir():
-			return false, errorf(op, p, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(r.spelling))
+		if err != nil {
+			return false, e.mkdirStepError(op, r, h, joinRel(comps[:i+1]), name, leaf, err)
 		}
+		componentSteps.Add(1)
+		h.close()
+		h = next
 	}
 	return created, nil
+}
+
+// mkdirStepError classifies a failed open of the component name (root-relative p) below h: a
+// symlink or a directory that vanished is a swap (changed_during_request), a non-directory is
+// already_exists for the leaf and parent_not_directory above it.
+func (e *Engine) mkdirStepError(op string, r *resolved, h dirHandle, p, name string, leaf bool, err error) *Error {
+	fi, lerr := h.lstat(name)
+	switch {
+	case lerr != nil || fi.Mode()&fs.ModeSymlink != 0 || fi.IsDir():
+		return errChanged(op, r)
+	case leaf:
+		return errExistsNotDir(op, r)
+	default:
+		return errorf(op, p, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(r.spelling))
+	}
 }
 
 // errExistsNotDir is the error for a create_directory whose path is taken by something else.

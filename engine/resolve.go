@@ -27,8 +27,8 @@ type resolved struct {
 	dirSlash bool
 }
 
-// resolve resolves the model's path against cwd inside the root, component by component with
-// Lstat and Readlink on the os.Root:
+// resolve resolves the model's path against cwd inside the root, component by component in one
+// descriptor walk (walkComponents):
 //
 //  1. the empty path and paths with a NUL byte are invalid_path; "\" is an ordinary character on
 //     POSIX, so "C:\x" and "a\..\b" are single relative names;
@@ -42,7 +42,9 @@ type resolved struct {
 //  5. once a component is missing the rest is applied lexically and exists is false, so a
 //     dangling in-root link resolves to its (missing) in-root target;
 //  6. a non-directory followed by further components is parent_not_directory, and an existing
-//     non-directory spelled with a trailing "/" is not_a_directory.
+//     non-directory spelled with a trailing "/" is not_a_directory;
+//  7. a spelling or resolved path over maxPathBytes, or over maxPathComponents components after
+//     cwd is joined and symlinks are expanded, is path_too_long.
 //
 // The result names no symlink at the time of the check, and its FileInfo is confirmed by a
 // descriptor walk that follows no symlink (statResolved). Later I/O goes through the os.Root, so a
@@ -54,6 +56,9 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	}
 	if strings.IndexByte(spelling, 0) >= 0 {
 		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(spelling))
+	}
+	if len(spelling) > maxPathBytes {
+		return nil, errTooLong(op, spelling)
 	}
 	var comps []string
 	if strings.HasPrefix(spelling, "/") {
@@ -100,14 +105,42 @@ func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
 	return e.walkComponents(op, rel, splitPath(rel))
 }
 
-// walkComponents does the work of resolve on a root-relative component list.
+// walkComponents does the work of resolve on a root-relative component list, in one descriptor
+// walk: it holds a descriptor of the directory reached so far and looks at each next name with
+// one lstat (fstatat, AT_SYMLINK_NOFOLLOW) and, for a directory with more to come, one open
+// (O_NOFOLLOW|O_DIRECTORY) relative to it. The work is linear in the number of components; only
+// ".." and an absolute symlink target re-open from the root (one open per component kept), and
+// both are bounded by maxPathComponents and maxSymlinkHops. A directory swapped for a symlink
+// between its lstat and its open fails the open: changed_during_request.
 func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved, *Error) {
+	if len(comps) > maxPathComponents {
+		return nil, errTooLong(op, spelling)
+	}
 	r := &resolved{spelling: spelling, lexical: lexicalClean(comps)}
 	done := make([]string, 0, len(comps))
 	todo := append([]string(nil), comps...)
 	exists := true
 	hops := 0
 	var last fs.FileInfo
+	h, err := openDirHandle(e, ".", nil)
+	if err == errRootGone {
+		return nil, errorf(op, "", kindNotFound, "The root directory no longer exists.")
+	}
+	if err != nil {
+		return nil, osError(op, ".", spelling, err)
+	}
+	defer func() { h.close() }()
+	// reopen points h at the directory done names, walking from the root again.
+	reopen := func() *Error {
+		next, err := openDirHandle(e, joinRel(done), nil)
+		componentSteps.Add(int64(len(done)) + 1)
+		if err != nil {
+			return errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
+		}
+		h.close()
+		h = next
+		return nil
+	}
 	for len(todo) > 0 {
 		c := todo[0]
 		todo = todo[1:]
@@ -119,14 +152,20 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 				return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
 			}
 			done = done[:len(done)-1]
+			last = nil
+			if exists {
+				if err := reopen(); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		if !exists {
 			done = append(done, c)
 			continue
 		}
-		cand := joinRel(append(done, c))
-		fi, err := e.root.Lstat(cand)
+		componentSteps.Add(1)
+		fi, err := h.lstat(c)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				exists = false
@@ -136,16 +175,23 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 			if errors.Is(err, syscall.ENOTDIR) {
 				return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
 			}
-			return nil, osError(op, cand, spelling, err)
+			return nil, osError(op, joinRel(append(done, c)), spelling, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			hops++
 			if hops > maxSymlinkHops {
 				return nil, errorf(op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(spelling))
 			}
-			target, err := e.root.Readlink(cand)
+			target, err := h.readlink(c)
+			if errors.Is(err, syscall.ENAMETOOLONG) {
+				return nil, errTooLong(op, spelling)
+			}
+			if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+				// Not a symlink any more, or gone: it was swapped since the lstat.
+				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
+			}
 			if err != nil {
-				return nil, osError(op, cand, spelling, err)
+				return nil, osError(op, joinRel(append(done, c)), spelling, err)
 			}
 			if target == "" {
 				exists = false
@@ -159,22 +205,51 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 				}
 				done = done[:0]
 				todo = append(rest, todo...)
+				if err := reopen(); err != nil {
+					return nil, err
+				}
 			} else {
 				todo = append(splitPath(target), todo...)
+			}
+			if len(done)+len(todo) > maxPathComponents {
+				return nil, errTooLong(op, spelling)
 			}
 			continue
 		}
 		done = append(done, c)
 		last = fi
-		if !fi.IsDir() && hasMoreComponents(todo) {
+		more := hasMoreComponents(todo)
+		if !fi.IsDir() && more {
 			return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
+		}
+		if more {
+			componentSteps.Add(1)
+			next, err := h.child(c)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					exists = false
+					continue
+				}
+				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
+			}
+			h.close()
+			h = next
 		}
 	}
 	r.rel = joinRel(done)
+	if exists && len(r.rel) > maxPathBytes {
+		return nil, errTooLong(op, spelling)
+	}
 	r.exists = exists
 	if exists {
-		if last == nil || len(done) == 0 {
-			fi, err := e.root.Lstat(".")
+		if last == nil {
+			if len(done) > 0 {
+				// After "..": h is the directory done names; stat it through its parent.
+				if err := reopen(); err != nil {
+					return nil, err
+				}
+			}
+			fi, err := h.lstat(".")
 			if err != nil {
 				return nil, osError(op, ".", spelling, err)
 			}
@@ -183,6 +258,21 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 		r.info = last
 	}
 	return r, nil
+}
+
+// errTooLong is the error for a path longer than maxPathBytes or maxPathComponents.
+func errTooLong(op, spelling string) *Error {
+	return errorf(op, "", kindPathTooLong, "Path %s is too long (more than %d bytes or %d components). Use a shorter path.",
+		pyRepr(truncateForMessage(spelling)), maxPathBytes, maxPathComponents)
+}
+
+// truncateForMessage shortens a long spelling for an error message: its first 100 bytes and an
+// ellipsis.
+func truncateForMessage(s string) string {
+	if len(s) <= 100 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:100], "") + "..."
 }
 
 // absToRel maps an absolute path onto root-relative components when it names the root (as
@@ -349,5 +439,11 @@ func (e *Engine) hostToModel(p string) string {
 // type. The type matters because a removed file's inode number is often reused at once, so a
 // file swapped for a symlink can carry the old number.
 func sameFile(a, b fs.FileInfo) bool {
-	return a != nil && b != nil && os.SameFile(a, b) && a.Mode().Type() == b.Mode().Type()
+	if a == nil || b == nil || a.Mode().Type() != b.Mode().Type() {
+		return false
+	}
+	if same, ok := sameInode(a, b); ok {
+		return same
+	}
+	return os.SameFile(a, b)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // On Linux the walkers hold each directory as a bare descriptor and work relative to it with
@@ -59,7 +60,20 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 		return dirHandle{}, derr
 	}
 	h := dirHandle{fd: fd}
+	// The os.Root keeps its directory open even after the root is deleted; a deleted directory
+	// has no links and lists empty, so without this check walkers would answer "No matches
+	// found." where every other tool answers not_found.
+	var rst syscall.Stat_t
+	if err := syscall.Fstat(h.fd, &rst); err != nil {
+		h.close()
+		return dirHandle{}, err
+	}
+	if rst.Nlink == 0 {
+		h.close()
+		return dirHandle{}, errRootGone
+	}
 	for _, name := range splitPath(rel) {
+		componentSteps.Add(1)
 		next, err := h.child(name)
 		h.close()
 		if err == syscall.ELOOP || err == syscall.ENOTDIR {
@@ -139,6 +153,43 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 		return dirHandle{}, err
 	}
 	return dirHandle{fd: fd}, nil
+}
+
+// readlink returns the target of the symlink name below h (readlinkat); a target longer than
+// maxPathBytes is an error.
+func (h dirHandle) readlink(name string) (string, error) {
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, maxPathBytes+1)
+	for {
+		n, _, errno := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(h.fd), uintptr(unsafe.Pointer(p)),
+			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: errno}
+		}
+		if int(n) > maxPathBytes {
+			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.ENAMETOOLONG}
+		}
+		return string(buf[:n]), nil
+	}
+}
+
+// mkdir creates the directory name below h with mkdirat; it never follows a symlink at name.
+func (h dirHandle) mkdir(name string) error {
+	for {
+		err := syscall.Mkdirat(h.fd, name, 0o777)
+		if err != syscall.EINTR {
+			if err != nil {
+				return &fs.PathError{Op: "mkdirat", Path: name, Err: err}
+			}
+			return nil
+		}
+	}
 }
 
 // list returns the entries with the types getdents reports; an entry of unknown type
@@ -327,3 +378,6 @@ func (f rawFile) Read(p []byte) (int, error) {
 }
 
 func (f rawFile) Close() error { return syscall.Close(int(f)) }
+
+// componentStepsCounted reports that this descriptor walk counts its steps in componentSteps.
+const componentStepsCounted = true

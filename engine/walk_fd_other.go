@@ -39,6 +39,12 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 	return dirHandle{root: sub}, nil
 }
 
+// readlink returns the target of the symlink name below h.
+func (h dirHandle) readlink(name string) (string, error) { return h.root.Readlink(name) }
+
+// mkdir creates the directory name below h; the os.Root keeps it inside the root.
+func (h dirHandle) mkdir(name string) error { return h.root.Mkdir(name, 0o777) }
+
 func (h dirHandle) list() ([]fs.DirEntry, error) {
 	f, err := h.root.OpenFile(".", os.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -90,3 +96,6 @@ func statResolved(e *Engine, rel string, want fs.FileInfo) bool {
 	fi, err := e.root.Lstat(rel)
 	return err == nil && os.SameFile(fi, want)
 }
+
+// componentStepsCounted reports that this walk's os.Root opens are not counted in componentSteps.
+const componentStepsCounted = false

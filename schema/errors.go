@@ -63,6 +63,7 @@ var ErrorKinds = []ErrorKindInfo{
 	{"invalid_path", true, "The path is malformed (empty, NUL byte, not representable)."},
 	{"name_too_long", true, "The path or one of its names is too long."},
 	{"symlink_loop", true, "The path resolves through a symlink loop."},
+	{"path_too_long", true, "The path, as spelled or with its symlinks expanded, is longer than 4096 bytes or 2048 components; use a shorter path (set a cwd closer to it)."},
 	{"changed_during_request", true, "The path changed while the call ran; nothing was applied."},
 	{"directory_not_empty", true, "The directory is not empty."},
 	{"tool_unavailable", true, "The tool cannot run here (for example ripgrep is missing)."},

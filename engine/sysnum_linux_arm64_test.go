@@ -1,0 +1,3 @@
+package engine
+
+const sysRenameat2 = 276
