@@ -145,6 +145,8 @@ type treeScan struct {
 	top   *entryTarget
 	rule  *schema.PermissionRule // the first interrupt rule met, the target's own first
 	count int                    // entries below the top
+	// dest, for move_file, is where the top moves to: every entry is checked there as well.
+	dest *resolved
 }
 
 // scan walks the tree below s.top by descriptor and checks every entry.
@@ -201,6 +203,20 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 		if s.rule == nil && rule != nil {
 			s.rule = rule
 		}
+		if s.dest != nil {
+			suffix := cr.rel[len(s.top.r.rel):]
+			mr := &resolved{spelling: s.dest.spelling + suffix, rel: s.dest.rel + suffix}
+			if s.dest.lexical != "" {
+				mr.lexical = s.dest.lexical + suffix
+			}
+			rule, cerr := s.e.checkWrite(s.op, mr)
+			if cerr != nil {
+				return s.refuse(mr, cerr)
+			}
+			if s.rule == nil && rule != nil {
+				s.rule = rule
+			}
+		}
 		if !fi.IsDir() {
 			continue
 		}
@@ -225,13 +241,17 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 // (it is readable); a denied or not-allowed one is not, since the model may not know it exists.
 func (s *treeScan) refuse(cr *resolved, cerr *Error) *Error {
 	top := pyRepr(s.top.r.spelling)
+	verb := "delete"
+	if s.dest != nil {
+		verb = "move"
+	}
 	switch cerr.Kind {
 	case kindProtected:
-		return errorf(s.op, cr.rel, kindProtected, "Cannot delete %s: it contains '%s', which is protected. Nothing was deleted.", top, s.e.display(cr.rel))
+		return errorf(s.op, cr.rel, kindProtected, "Cannot %s %s: it contains '%s', which is protected. Nothing was changed.", verb, top, s.e.display(cr.rel))
 	case kindPermissionDenied:
-		return errorf(s.op, s.top.r.rel, kindPermissionDenied, "Cannot delete %s: a permission rule denies changing an entry inside it. Nothing was deleted.", top)
+		return errorf(s.op, s.top.r.rel, kindPermissionDenied, "Cannot %s %s: a permission rule denies changing an entry inside it. Nothing was changed.", verb, top)
 	default:
-		return errorf(s.op, s.top.r.rel, cerr.Kind, "Cannot delete %s: it contains entries that may not be changed. Nothing was deleted.", top)
+		return errorf(s.op, s.top.r.rel, cerr.Kind, "Cannot %s %s: it contains entries that may not be changed. Nothing was changed.", verb, top)
 	}
 }
 

@@ -4,6 +4,7 @@ package engine
 
 import (
 	"io/fs"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -63,4 +64,29 @@ func sameEntry(a, b fs.FileInfo) bool {
 	x, ok1 := a.Sys().(*syscall.Stat_t)
 	y, ok2 := b.Sys().(*syscall.Stat_t)
 	return ok1 && ok2 && x.Dev == y.Dev && x.Ino == y.Ino && a.Mode().Type() == b.Mode().Type()
+}
+
+// renameNoReplace is renameat2(RENAME_NOREPLACE): the kernel refuses (EEXIST) instead of
+// replacing an entry that appeared at newname. A filesystem without the flag answers EINVAL.
+func renameNoReplace(from dirHandle, oldname string, to dirHandle, newname string) error {
+	nr := map[string]uintptr{"amd64": 316, "arm64": 276}[runtime.GOARCH]
+	op, err := syscall.BytePtrFromString(oldname)
+	if err != nil {
+		return err
+	}
+	np, err := syscall.BytePtrFromString(newname)
+	if err != nil {
+		return err
+	}
+	const renameNoReplaceFlag = 1
+	for {
+		_, _, errno := syscall.Syscall6(nr, uintptr(from.fd), uintptr(unsafe.Pointer(op)), uintptr(to.fd), uintptr(unsafe.Pointer(np)), renameNoReplaceFlag, 0)
+		switch errno {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			continue
+		}
+		return errno
+	}
 }

@@ -5,6 +5,7 @@ package engine
 import (
 	"errors"
 	"io/fs"
+	"syscall"
 )
 
 // unlink removes the entry name of h through its os.Root, which removes a symlink itself rather
@@ -37,3 +38,9 @@ func (h dirHandle) stat() (fs.FileInfo, error) { return h.root.Stat(".") }
 
 // sameEntry is sameFile: dirHandle's FileInfos come from os.Root here.
 func sameEntry(a, b fs.FileInfo) bool { return sameFile(a, b) }
+
+// renameNoReplace has no atomic no-replace rename here: the caller's check that newname is
+// absent is all there is (EINVAL sends it to renameAt).
+func renameNoReplace(from dirHandle, oldname string, to dirHandle, newname string) error {
+	return syscall.EINVAL
+}
