@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"testing"
 
 	"github.com/fsbox/fsbox/schema"
@@ -60,5 +61,23 @@ func TestMoveFile(t *testing.T) {
 	mustCall(t, e, schema.ToolMoveFile, map[string]any{"source": "e", "destination": "sub/e"}, rec.hooks(false))
 	if !exists(fx, "sub/e/x") {
 		t.Fatal("directory not moved")
+	}
+}
+
+// TestMoveSwapRace swaps the destination's parent for a symlink to a denied directory and to the
+// outside while moves run: no file ever lands outside the root or in the denied directory.
+func TestMoveSwapRace(t *testing.T) {
+	fx := makeFixture(t, "dst/", "secret/")
+	e := fx.engine(schema.Config{Tools: changeTools, DeniedPatterns: []string{"secret"}})
+	stop := flipDirectory(fx, "dst", fx.abs("secret"), fx.outside)
+	for i := 0; i < 300; i++ {
+		fx.add("src: s")
+		tryCall(t, e, schema.ToolMoveFile, map[string]any{"source": "src", "destination": "dst/f"}, Hooks{})
+		os.Remove(fx.abs("dst/f"))
+		os.Remove(fx.abs("dst.real/f"))
+	}
+	stop()
+	if exists(fx, "secret/f") || exists(fx, "$OUTSIDE/f") {
+		t.Fatal("a racing move put a file outside the root or into a denied directory")
 	}
 }
