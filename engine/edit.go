@@ -63,7 +63,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if expected != "" && expected != current {
 		return nil, e.conflict(c.tool, r, expected, current)
 	}
-	updated, eerr := applyReplacements(c.tool, r, a.Path, old, reps)
+	updated, count, eerr := applyReplacements(c.tool, r, a.Path, old, reps, a.ReplaceAll)
 	if eerr != nil {
 		return nil, eerr
 	}
@@ -88,8 +88,8 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		return nil, cerr
 	}
 	h := contentHash(updated)
-	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated})
-	res.Replacements = len(reps)
+	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated, Replacements: count})
+	res.Replacements = count
 	res.Text = fmt.Sprintf("Edited %s.", a.Path)
 	if e.hashes {
 		res.Hash = h
@@ -115,9 +115,10 @@ func editReplacements(op string, a *schema.EditFileArgs) ([]schema.Replacement, 
 }
 
 // applyReplacements applies reps in order to content (raw bytes) and returns the new bytes; the
-// first replacement that is empty, missing or ambiguous fails the whole edit. name is the path
-// as the model spelled it.
-func applyReplacements(op string, r *resolved, name string, content []byte, reps []schema.Replacement) ([]byte, *Error) {
+// first replacement that is empty, missing or ambiguous fails the whole edit. With all, every
+// occurrence of each old_text is replaced (none is still no_match). name is the path as the
+// model spelled it; count is the number of occurrences replaced.
+func applyReplacements(op string, r *resolved, name string, content []byte, reps []schema.Replacement, all bool) (_ []byte, count int, _ *Error) {
 	out := content
 	for i, rep := range reps {
 		label := "old_text"
@@ -125,18 +126,22 @@ func applyReplacements(op string, r *resolved, name string, content []byte, reps
 			label = fmt.Sprintf("replacement %d", i+1)
 		}
 		if rep.OldText == "" {
-			return nil, errorf(op, r.rel, kindEmptyOldText, "%s is empty; old_text must be the exact text to replace.", label)
+			return nil, 0, errorf(op, r.rel, kindEmptyOldText, "%s is empty; old_text must be the exact text to replace.", label)
 		}
 		old := []byte(rep.OldText)
 		switch n := bytes.Count(out, old); {
 		case n == 0:
 			if strings.ContainsRune(rep.OldText, utf8.RuneError) && !utf8.Valid(out) {
-				return nil, errorf(op, r.rel, kindInvalidEncoding,
+				return nil, 0, errorf(op, r.rel, kindInvalidEncoding,
 					"%s not found in %s: it contains U+FFFD, which read_file shows for bytes that are not UTF-8, and those bytes cannot be matched as text. Choose old_text that avoids them. No changes were written.", label, name)
 			}
-			return nil, errorf(op, r.rel, kindNoMatch, "%s not found in %s. No changes were written.", label, name)
+			return nil, 0, errorf(op, r.rel, kindNoMatch, "%s not found in %s. No changes were written.", label, name)
+		case all:
+			out = bytes.ReplaceAll(out, old, []byte(rep.NewText))
+			count += n
+			continue
 		case n > 1:
-			return nil, errorf(op, r.rel, kindMultipleMatches, "%s found %d times in %s. Include more surrounding context to make the match unique. No changes were written.", label, n, name)
+			return nil, 0, errorf(op, r.rel, kindMultipleMatches, "%s found %d times in %s. Include more surrounding context to make the match unique. No changes were written.", label, n, name)
 		}
 		at := bytes.Index(out, old)
 		next := make([]byte, 0, len(out)-len(old)+len(rep.NewText))
@@ -144,6 +149,7 @@ func applyReplacements(op string, r *resolved, name string, content []byte, reps
 		next = append(next, rep.NewText...)
 		next = append(next, out[at+len(old):]...)
 		out = next
+		count++
 	}
-	return out, nil
+	return out, count, nil
 }

@@ -85,6 +85,8 @@ const (
 	kindPathTooLong         schema.ErrorKind = "path_too_long"
 	kindChanged             schema.ErrorKind = "changed_during_request"
 	kindDirectoryNotEmpty   schema.ErrorKind = "directory_not_empty"
+	kindTooManyEntries      schema.ErrorKind = "too_many_entries"
+	kindCrossDevice         schema.ErrorKind = "cross_device"
 	kindToolUnavailable     schema.ErrorKind = "tool_unavailable"
 	kindNoSpace             schema.ErrorKind = "no_space"
 	kindReadOnlyFilesystem  schema.ErrorKind = "read_only_filesystem"

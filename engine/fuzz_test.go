@@ -115,7 +115,7 @@ func FuzzEdit(f *testing.F) {
 	f.Add([]byte(""), "", "y")
 	f.Fuzz(func(t *testing.T, content []byte, old, new string) {
 		r := &resolved{rel: "f.txt", spelling: "f.txt"}
-		out, err := applyReplacements("edit_file", r, "f.txt", content, []schema.Replacement{{OldText: old, NewText: new}})
+		out, _, err := applyReplacements("edit_file", r, "f.txt", content, []schema.Replacement{{OldText: old, NewText: new}}, false)
 		n := 0
 		if old != "" {
 			n = bytes.Count(content, []byte(old))

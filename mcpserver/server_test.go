@@ -368,8 +368,11 @@ func TestEveryToolRefusesHostilePaths(t *testing.T) {
 	for _, hostile := range []string{"../../etc/passwd", "..", "../secret.txt", f.root + "_sibling", "/etc"} {
 		for _, spec := range schema.Tools {
 			args := map[string]any{"path": hostile}
-			if spec.Name == "read_multiple_files" {
+			switch spec.Name {
+			case "read_multiple_files":
 				args = map[string]any{"paths": []any{hostile}}
+			case "move_file": // a hostile source, then a hostile destination below
+				args = map[string]any{"source": hostile, "destination": "moved.txt"}
 			}
 			for k, v := range extra[spec.Name] {
 				args[k] = v
@@ -387,6 +390,13 @@ func TestEveryToolRefusesHostilePaths(t *testing.T) {
 				t.Errorf("%s %s leaked: %q", spec.Name, hostile, text(t, res))
 			}
 			f.noHostPath(t, res, hostile)
+			if spec.Name == "move_file" {
+				res := callTool(t, cs, "move_file", map[string]any{"source": "a.txt", "destination": hostile})
+				if kind := errorKind(t, res); kind != "outside_root" {
+					t.Errorf("move_file to %s: kind %s", hostile, kind)
+				}
+				f.noHostPath(t, res, hostile)
+			}
 		}
 	}
 }

@@ -66,6 +66,8 @@ var ErrorKinds = []ErrorKindInfo{
 	{"path_too_long", true, "The path, as spelled or with its symlinks expanded, is longer than 4096 bytes or 2048 components; use a shorter path (set a cwd closer to it)."},
 	{"changed_during_request", true, "The path changed while the call ran; nothing was applied."},
 	{"directory_not_empty", true, "The directory is not empty."},
+	{"too_many_entries", true, "The directory tree has more entries than one call may change; delete a subdirectory first."},
+	{"cross_device", true, "A move would cross filesystems (devices); it cannot be atomic."},
 	{"tool_unavailable", true, "The tool cannot run here (for example ripgrep is missing)."},
 	{"no_space", false, "The filesystem is full."},
 	{"read_only_filesystem", false, "The filesystem is mounted read-only."},

@@ -57,6 +57,8 @@ type FileEditedEvent struct {
 	Diff string `json:"diff"`
 	// True when diff does not show the whole change.
 	Truncated bool `json:"truncated"`
+	// Occurrences replaced (more than the edits given with replace_all).
+	Replacements int `json:"replacements"`
 }
 
 // DirectoryCreatedEvent: create_directory created a directory (not sent when it already existed).

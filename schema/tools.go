@@ -103,6 +103,9 @@ type EditFileArgs struct {
 	NewText *string `json:"new_text,omitempty"`
 	// Replacements applied in order, each to the result of the previous one; all or nothing.
 	Replacements []Replacement `json:"replacements,omitempty"`
+	// Replace every occurrence of old_text (or of each replacement's old_text) instead of requiring
+	// exactly one; zero occurrences are still refused. Default false.
+	ReplaceAll bool `json:"replace_all,omitempty"`
 	// Hash from an earlier read_file; the edit is refused if the file changed since.
 	ExpectedHash string `json:"expected_hash,omitempty"`
 }
@@ -121,7 +124,7 @@ type EditFileResult struct {
 	Text string `json:"text"`
 	// The path relative to the working directory.
 	Path string `json:"path"`
-	// Number of replacements applied.
+	// Number of occurrences replaced (more than the number of edits with replace_all).
 	Replacements int `json:"replacements"`
 	// Hash of the new content; absent when content hashes are off.
 	Hash string `json:"hash,omitempty"`
@@ -308,4 +311,65 @@ type DirectoryTreeResult struct {
 	Entries []DirEntry `json:"entries"`
 	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
+}
+
+// RemoveDirectoryArgs are the arguments of remove_directory.
+type RemoveDirectoryArgs struct {
+	// Empty directory to remove; never the root.
+	Path string `json:"path"`
+}
+
+// RemoveDirectoryResult is the result of remove_directory.
+type RemoveDirectoryResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	ChangeOutcome
+}
+
+// DeleteArgs are the arguments of delete.
+type DeleteArgs struct {
+	// File, symlink (removed as a link, never followed) or, with recursive, directory to delete;
+	// never the root.
+	Path string `json:"path"`
+	// Required to delete a directory: removes it with everything in it, but only if every entry of
+	// the tree may be written (any denied or protected entry refuses the whole delete and nothing is
+	// removed). At most 10000 entries per call. Default false.
+	Recursive bool `json:"recursive,omitempty"`
+}
+
+// DeleteResult is the result of delete.
+type DeleteResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The path relative to the working directory.
+	Path string `json:"path"`
+	// Entries removed, the target included (0 when the change was refused).
+	Removed int `json:"removed"`
+	ChangeOutcome
+}
+
+// MoveFileArgs are the arguments of move_file.
+type MoveFileArgs struct {
+	// File, directory or symlink (moved as a link) to move.
+	Source string `json:"source"`
+	// New path; its parent directory must exist. Both ends are checked as writes.
+	Destination string `json:"destination"`
+	// Replace an existing destination file (never a directory). Default false: an existing
+	// destination is refused with already_exists.
+	Overwrite bool `json:"overwrite,omitempty"`
+}
+
+// MoveFileResult is the result of move_file.
+type MoveFileResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// The source relative to the working directory.
+	Source string `json:"source"`
+	// The destination relative to the working directory.
+	Destination string `json:"destination"`
+	// True when an existing destination file was replaced.
+	Overwritten bool `json:"overwritten"`
+	ChangeOutcome
 }

@@ -35,8 +35,8 @@ type ToolSpec struct {
 }
 
 // Tools lists the tools this package describes, in registration order. Tools whose Go types are not
-// yet part of the protocol (list_files, grep, remove_directory, delete, move_file) are reserved
-// names: they come in a later protocol revision and are refused as unknown until then.
+// yet part of the protocol (list_files, grep) are reserved names: they come in a later protocol
+// revision and are refused as unknown until then.
 var Tools = []ToolSpec{
 	{ToolReadFile, "Read a text file. Returns a header line with the path and line count, then numbered lines (6-wide number, TAB, line). " +
 		"Use offset (0-based lines to skip) and limit to page through large files; the result says which offset continues. " +
@@ -68,10 +68,18 @@ var Tools = []ToolSpec{
 	{ToolDirectoryTree, "Show the tree below a directory, depth first, one path per line (`dir/`, `file  (N bytes)`). max_depth limits how deep it goes. Hidden entries are skipped. " +
 		"At most max_list_results entries and max_output_chars characters (default 50000); past either the result is truncated and says so.",
 		reflect.TypeFor[DirectoryTreeArgs](), reflect.TypeFor[DirectoryTreeResult](), false, true},
+	{ToolRemoveDirectory, "Remove an empty directory. A directory with entries is refused (directory_not_empty); use delete with recursive for a tree.",
+		reflect.TypeFor[RemoveDirectoryArgs](), reflect.TypeFor[RemoveDirectoryResult](), false, false},
+	{ToolDelete, "Delete a file or symlink (the link itself, never its target). A directory needs recursive: true and is deleted with everything in it " +
+		"only if every entry may be changed: one protected or denied entry refuses the whole delete and nothing is removed.",
+		reflect.TypeFor[DeleteArgs](), reflect.TypeFor[DeleteResult](), false, false},
+	{ToolMoveFile, "Move or rename a file or directory inside the workspace, atomically. The destination's parent must exist; " +
+		"an existing destination is refused unless overwrite is true (files only).",
+		reflect.TypeFor[MoveFileArgs](), reflect.TypeFor[MoveFileResult](), false, false},
 }
 
 // ReservedToolNames are tool names of the protocol that this revision does not implement yet.
-var ReservedToolNames = []string{ToolListFiles, ToolGrep, ToolRemoveDirectory, ToolDelete, ToolMoveFile}
+var ReservedToolNames = []string{ToolListFiles, ToolGrep}
 
 // ToolByName returns the spec of the named tool.
 func ToolByName(name string) (ToolSpec, bool) {
