@@ -9,9 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -91,13 +89,6 @@ func benchCall(b *testing.B, root, tool string, args map[string]any) {
 	// CPU time per call (user + system, all threads): steadier than ns/op on a shared machine.
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(strings.Count(resultText(res), "\n")+1), "lines")
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkListDirectory(b *testing.B) {
