@@ -31,12 +31,12 @@ import (
 //	list_directory_with_sizes {path, sortBy}  list_directory (sortBy "name" only)
 //	directory_tree {path, excludePatterns} directory_tree (no excludePatterns)
 //	search_files {path, pattern, excludePatterns}  find_files; a pattern without "/" searches every depth
+//	move_file {source, destination}        move_file (never overwrites, as the reference refuses to)
 //	get_file_info {path}                   file_info
 //	list_allowed_directories {}            "." : the model never sees the host's path
 //
 // read_media_file serves the images and PDFs (by content, at most 5,000,000 bytes) that read_file
-// returns as data, and refuses anything else; move_file is not offered: the engine moves nothing
-// yet. The text of every result is fsbox's (numbered lines, truncation notes), not the
+// returns as data, and refuses anything else. The text of every result is fsbox's (numbered lines, truncation notes), not the
 // reference server's; docs/mcp.md lists the differences.
 
 // compatTool describes one reference tool.
@@ -143,6 +143,10 @@ var compatTools = []compatTool{
 		description: "Find files and directories by glob (`**/*.go`, `*.md`); a pattern without `/` matches at any depth. excludePatterns drops matching paths.",
 		input:       obj([]string{"path", "pattern"}, map[string]any{"path": pathProp, "pattern": strProp, "excludePatterns": strList}),
 		run:         searchFiles},
+	{name: "move_file", backing: schema.ToolMoveFile,
+		description: "Move or rename a file or directory inside the allowed directory. Fails if the destination exists.",
+		input:       obj([]string{"source", "destination"}, map[string]any{"source": pathProp, "destination": pathProp}),
+		run:         passThrough(schema.ToolMoveFile)},
 	{name: "get_file_info", backing: schema.ToolFileInfo,
 		description: "Describe a file or directory: type, size, line count and content hash for text files.",
 		input:       pathOnly, run: passThrough(schema.ToolFileInfo)},

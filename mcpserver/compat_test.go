@@ -29,7 +29,7 @@ func TestCompatListsTheReferenceTools(t *testing.T) {
 		}
 	}
 	want := "create_directory directory_tree edit_file get_file_info list_allowed_directories list_directory " +
-		"list_directory_with_sizes read_media_file read_multiple_files read_text_file search_files write_file"
+		"list_directory_with_sizes move_file read_media_file read_multiple_files read_text_file search_files write_file"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools %s\nwant  %s", got, want)
 	}
@@ -138,4 +138,25 @@ func TestMediaReadsAsContent(t *testing.T) {
 	if kind := errorKind(t, callTool(t, cs, "read_media_file", map[string]any{"path": "a.txt"})); kind != "binary_file" {
 		t.Errorf("text through read_media_file: kind %s", kind)
 	}
+}
+
+// TestCompatMoveFile: the reference's move_file maps onto fsbox's, which never overwrites here and
+// refuses a destination outside the root.
+func TestCompatMoveFile(t *testing.T) {
+	f := newFixture(t)
+	cs := compatSession(t, f)
+	if res := callTool(t, cs, "move_file", map[string]any{"source": "a.txt", "destination": "b.txt"}); res.IsError {
+		t.Fatalf("move: %q", text(t, res))
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "b.txt")); err != nil {
+		t.Errorf("b.txt after the move: %v", err)
+	}
+	if kind := errorKind(t, callTool(t, cs, "move_file", map[string]any{"source": "b.txt", "destination": "src/main.go"})); kind != "already_exists" {
+		t.Errorf("onto an existing file: kind %s", kind)
+	}
+	res := callTool(t, cs, "move_file", map[string]any{"source": "b.txt", "destination": "../stolen.txt"})
+	if kind := errorKind(t, res); kind != "outside_root" {
+		t.Errorf("out of the root: kind %s", kind)
+	}
+	f.noHostPath(t, res, "../stolen.txt")
 }
