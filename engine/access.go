@@ -189,6 +189,11 @@ func (p *fnPattern) match(name string) bool {
 	if p.fold {
 		name = strings.ToLower(name)
 	}
+	return p.matchFolded(name)
+}
+
+// matchFolded is match for a name already lowered when the pattern folds case.
+func (p *fnPattern) matchFolded(name string) bool {
 	switch p.shape {
 	case shapeExact:
 		return name == p.lit || p.depth && strings.HasSuffix(name, p.slashLit)
@@ -206,13 +211,19 @@ type patternList []fnPattern
 // first returns the first pattern matching one of names that no exception of the list matches.
 // An exception thus clears a name, not a path: with ".ssh" and "!.ssh/known_hosts" listed,
 // ".ssh/known_hosts" is still matched through its ancestor ".ssh".
+//
+// The patterns of a list all fold case or none does (newAccessPolicy), so names are lowered
+// once here, not once per pattern.
 func (l patternList) first(names []string) (string, bool) {
+	if len(l) > 0 && l[0].fold {
+		names = lowerAll(names)
+	}
 	for i := range l {
 		if l[i].except {
 			continue
 		}
 		for _, n := range names {
-			if l[i].match(n) && !l.excepted(n) {
+			if l[i].matchFolded(n) && !l.excepted(n) {
 				return l[i].src, true
 			}
 		}
@@ -220,14 +231,29 @@ func (l patternList) first(names []string) (string, bool) {
 	return "", false
 }
 
-// excepted reports whether an exception of the list matches name.
+// excepted reports whether an exception of the list matches name (lowered if the list folds).
 func (l patternList) excepted(name string) bool {
 	for i := range l {
-		if l[i].except && l[i].match(name) {
+		if l[i].except && l[i].matchFolded(name) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerAll returns names lowered, names itself when none has an upper-case letter.
+func lowerAll(names []string) []string {
+	for i, n := range names {
+		if lo := strings.ToLower(n); lo != n {
+			out := append([]string(nil), names...)
+			out[i] = lo
+			for j := i + 1; j < len(out); j++ {
+				out[j] = strings.ToLower(out[j])
+			}
+			return out
+		}
+	}
+	return names
 }
 
 // matchers reports whether the list has a pattern that can match (an exception alone cannot).
