@@ -18,7 +18,11 @@ import (
 //   - a pattern starting with "**/" is also tried without that prefix, so "**/secrets*" matches a
 //     top-level "secrets.yaml";
 //   - a pattern starting with "!" is an exception (see patternList.first), not a match;
-//   - matching is case-sensitive and against the whole name.
+//   - matching is against the whole name; it is case-sensitive unless the pattern folds case
+//     (denied and protected patterns do, see accessPolicy): then the pattern and the name are
+//     both lowered with strings.ToLower before matching, so ".ENV" matches ".env" and "[A-Z]"
+//     matches what "[a-z]" matches (a class range that spans letters and non-letters, like
+//     "[Z-a]", is lowered too and may match differently).
 //
 // doublestar has a different dialect ("*" stops at "/"), which is why this is translated by hand.
 type fnPattern struct {
@@ -33,6 +37,7 @@ type fnPattern struct {
 	lit      string
 	slashLit string // "/" + lit
 	depth    bool
+	fold     bool // case-insensitive: lit and re are lowered, and names are lowered before matching
 }
 
 // shape is the form of a pattern that string operations can match.
@@ -151,15 +156,23 @@ func classRune(r rune) string {
 	return string(r)
 }
 
-// newFnPattern compiles src; depth makes it bite at any depth (see accessPolicy). A leading "!"
-// makes it an exception.
+// newFnPattern compiles src, matching case exactly; depth makes it bite at any depth (see
+// accessPolicy). A leading "!" makes it an exception.
 func newFnPattern(src string, depth bool) (fnPattern, error) {
+	return newFnPatternCase(src, depth, false)
+}
+
+// newFnPatternCase is newFnPattern that, with fold, matches regardless of letter case.
+func newFnPatternCase(src string, depth, fold bool) (fnPattern, error) {
 	body, except := strings.CutPrefix(src, "!")
+	if fold {
+		body = strings.ToLower(body)
+	}
 	re, err := compileFnmatch(body, depth)
 	if err != nil {
 		return fnPattern{}, err
 	}
-	p := fnPattern{src: src, re: re, except: except, depth: depth}
+	p := fnPattern{src: src, re: re, except: except, depth: depth, fold: fold}
 	p.shape, p.lit = shapeOf(body)
 	p.slashLit = "/" + p.lit
 	if rest, ok := strings.CutPrefix(body, "**/"); ok {
@@ -173,6 +186,14 @@ func newFnPattern(src string, depth bool) (fnPattern, error) {
 // match reports whether name (root-relative, no trailing "/") matches the pattern, also at any
 // depth when the pattern is a depth pattern.
 func (p *fnPattern) match(name string) bool {
+	if p.fold {
+		name = strings.ToLower(name)
+	}
+	return p.matchFolded(name)
+}
+
+// matchFolded is match for a name already lowered when the pattern folds case.
+func (p *fnPattern) matchFolded(name string) bool {
 	switch p.shape {
 	case shapeExact:
 		return name == p.lit || p.depth && strings.HasSuffix(name, p.slashLit)
@@ -190,13 +211,19 @@ type patternList []fnPattern
 // first returns the first pattern matching one of names that no exception of the list matches.
 // An exception thus clears a name, not a path: with ".ssh" and "!.ssh/known_hosts" listed,
 // ".ssh/known_hosts" is still matched through its ancestor ".ssh".
+//
+// The patterns of a list all fold case or none does (newAccessPolicy), so names are lowered
+// once here, not once per pattern.
 func (l patternList) first(names []string) (string, bool) {
+	if len(l) > 0 && l[0].fold {
+		names = lowerAll(names)
+	}
 	for i := range l {
 		if l[i].except {
 			continue
 		}
 		for _, n := range names {
-			if l[i].match(n) && !l.excepted(n) {
+			if l[i].matchFolded(n) && !l.excepted(n) {
 				return l[i].src, true
 			}
 		}
@@ -204,14 +231,29 @@ func (l patternList) first(names []string) (string, bool) {
 	return "", false
 }
 
-// excepted reports whether an exception of the list matches name.
+// excepted reports whether an exception of the list matches name (lowered if the list folds).
 func (l patternList) excepted(name string) bool {
 	for i := range l {
-		if l[i].except && l[i].match(name) {
+		if l[i].except && l[i].matchFolded(name) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerAll returns names lowered, names itself when none has an upper-case letter.
+func lowerAll(names []string) []string {
+	for i, n := range names {
+		if lo := strings.ToLower(n); lo != n {
+			out := append([]string(nil), names...)
+			out[i] = lo
+			for j := i + 1; j < len(out); j++ {
+				out[j] = strings.ToLower(out[j])
+			}
+			return out
+		}
+	}
+	return names
 }
 
 // matchers reports whether the list has a pattern that can match (an exception alone cannot).
@@ -229,8 +271,9 @@ type permRule struct {
 	index int
 	read  bool
 	write bool
-	globs []string // doublestar patterns anchored at "/"
+	globs []string // doublestar patterns anchored at "/", lowered when fold
 	mode  string   // "allow", "deny", "interrupt"
+	fold  bool     // match regardless of letter case (deny and interrupt rules)
 	src   schema.PermissionRule
 }
 
@@ -240,6 +283,9 @@ func (r *permRule) matches(rel string) bool {
 	name := "/"
 	if rel != "." {
 		name = "/" + rel
+	}
+	if r.fold {
+		name = strings.ToLower(name)
 	}
 	for _, g := range r.globs {
 		if ok, _ := doublestar.Match(g, name); ok {
@@ -274,6 +320,14 @@ func (r *permRule) matches(rel string) bool {
 // In every list an entry "!pattern" is an exception: a name it matches is not matched by that
 // list (patternList.first).
 //
+// Case: denied and protected patterns (exceptions included) and the globs of deny and interrupt
+// rules match regardless of letter case (both sides lowered with strings.ToLower), so a refusal
+// never depends on how the model cases a name: on a case-insensitive filesystem (APFS, NTFS,
+// casefolded ext4) ".ENV" is the file ".env", and it is refused like it. Allowed patterns and
+// allow rules match case exactly: they grant access, and an exact grant can only refuse more.
+// This does not protect against other aliases a filesystem may fold (Unicode normalisation,
+// NTFS short names).
+//
 // Walkers gate their root with 1, 3 and 5 and filter every entry (resolved through its
 // symlinks) with 1, 3, 4 and 5 (canRead), so a listing never shows what read_file would refuse.
 //
@@ -294,10 +348,10 @@ type accessPolicy struct {
 // the default one; without (a session layered over the host's policy), it is empty.
 func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessPolicy, *Error) {
 	p := &accessPolicy{prefix: prefix}
-	compile := func(field string, srcs []string, depth bool) (patternList, *Error) {
+	compile := func(field string, srcs []string, depth, fold bool) (patternList, *Error) {
 		var out patternList
 		for i, s := range srcs {
-			fp, err := newFnPattern(s, depth)
+			fp, err := newFnPatternCase(s, depth, fold)
 			if err != nil {
 				return nil, configError("%s[%d]: invalid pattern %s: %v", field, i, pyRepr(s), err)
 			}
@@ -306,7 +360,7 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 		return out, nil
 	}
 	var err *Error
-	if p.allowed, err = compile("allowed_patterns", cfg.AllowedPatterns, false); err != nil {
+	if p.allowed, err = compile("allowed_patterns", cfg.AllowedPatterns, false, false); err != nil {
 		return nil, err
 	}
 	for _, l := range []struct {
@@ -320,16 +374,16 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 	} {
 		switch {
 		case l.set != nil:
-			*l.dst, err = compile(l.field, *l.set, false)
+			*l.dst, err = compile(l.field, *l.set, false, true)
 		case defaults:
-			*l.dst, err = compile(l.field, l.def, true)
+			*l.dst, err = compile(l.field, l.def, true, true)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	for i, r := range cfg.Permissions {
-		pr := permRule{index: i, mode: r.Mode, src: r}
+		pr := permRule{index: i, mode: r.Mode, src: r, fold: r.Mode != "allow"}
 		switch r.Mode {
 		case "allow", "deny", "interrupt":
 		default:
@@ -361,6 +415,9 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 			}
 			if !doublestar.ValidatePattern(g) {
 				return nil, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
+			}
+			if pr.fold {
+				g = strings.ToLower(g)
 			}
 			pr.globs = append(pr.globs, g)
 		}

@@ -292,7 +292,10 @@ func TestWriteFile_StaleHash(t *testing.T) {
 		t.Errorf("msg %q, file %q", err.Msg, fx.read("f.txt"))
 	}
 	_, err = tryCall(t, e, "write_file", map[string]any{"path": "f.txt", "content": "x", "expected_hash": "zz"}, Hooks{})
-	wantKind(t, "malformed hash", err, "invalid_arguments")
+	// A malformed hash on an existing file is the usual conflict (TestMalformedExpectedHash).
+	wantKind(t, "malformed hash", err, "stale_hash")
+	_, err = tryCall(t, e, "write_file", map[string]any{"path": "zz.txt", "content": "x", "expected_hash": "zz"}, Hooks{})
+	wantKind(t, "malformed hash on a new file", err, "invalid_arguments")
 	// A create ignores expected_hash.
 	mustCall(t, e, "write_file", map[string]any{"path": "new.txt", "content": "x", "expected_hash": "000000000000"}, Hooks{})
 	// The hash read_file shows for a CRLF file is accepted by write and edit; bytes stay exact.

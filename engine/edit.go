@@ -25,7 +25,9 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if verr != nil {
 		return nil, verr
 	}
-	expected, herr := e.expectedHash(c.tool, a.ExpectedHash)
+	// A malformed expected_hash needs no case of its own: edit_file needs the file, so it is a
+	// stale_hash conflict (or the file's not_found).
+	expected, _, herr := e.expectedHash(c.tool, a.ExpectedHash)
 	if herr != nil {
 		return nil, herr
 	}

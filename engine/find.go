@@ -23,11 +23,12 @@ func init() {
 //
 //  1. The pattern is relative to path: an absolute pattern, a ".." component, or nothing but "."
 //     components is invalid_pattern; "." and empty components are dropped, as are repeated "**"
-//     components; a trailing "/" matches directories only.
+//     components; a trailing "/" matches directories only, symlinked ones included (rule 3).
 //  2. Names starting with "." are matched by a wildcard only when the pattern names the dot
 //     itself (".github/**", "**/.env"); "**" never enters a dot directory.
-//  3. Symlinked directories are matched (as directories) but never entered by a wildcard; a
-//     literal component of the pattern may name one, and is followed inside the root.
+//  3. Symlinked directories are matched (as directories, by "*/" too, as list_directory shows
+//     them) but never entered by a wildcard; a literal component of the pattern may name one,
+//     and is followed inside the root.
 //  4. The search path itself is not a match; results are sorted by path, component by
 //     component, and capped at max_find_results and the max_output_chars budget; a directory
 //     whose path alone is longer than the budget is not entered (budget rule 4).
@@ -46,11 +47,15 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	dir.close() // doublestar opens directories by path, through walkFS
 	fsys := newWalkFS(e, r.rel, strings.Contains(pattern, "**"))
 	defer fsys.close()
-	full := pattern
+	// A trailing "/" (directories only) is applied in visit, after symlinks are resolved:
+	// doublestar, not following links, would drop a symlinked directory that list_directory
+	// shows as a directory (find rule 3).
+	dirsOnly := strings.HasSuffix(pattern, "/")
+	full := strings.TrimSuffix(pattern, "/")
 	if r.rel != "." {
-		full = escapeGlob(r.rel) + "/" + pattern
+		full = escapeGlob(r.rel) + "/" + full
 	}
-	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, budget: e.newBudget()}
+	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
 	fsys.prune = func(name string) bool { return f.budget.tooLong(e.display(f.lexOf(name))) }
 	werr := doublestar.GlobWalk(fsys, full, f.visit, doublestar.WithNoFollow(), doublestar.WithNoHidden())
 	if err := c.ctx.Err(); err != nil {
@@ -200,6 +205,8 @@ type finder struct {
 	base    string // resolved search path, root-relative
 	spelled string // the model's spelling of it, root-relative
 	budget  outputBudget
+	// dirsOnly: the pattern ended in "/", so only directories (real or symlinked) match.
+	dirsOnly bool
 	// found holds the matches so far, unsorted and possibly repeated (alternatives can name a
 	// path twice). It is compacted (compact) so it never holds much more than the caps can show.
 	found      []foundPath
@@ -295,6 +302,9 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 		}
 		r.rel, r.info = res.rel, res.info
 		isDir = res.info.IsDir()
+	}
+	if f.dirsOnly && !isDir {
+		return nil
 	}
 	if f.filter.filters && !f.e.canRead(r) {
 		return nil

@@ -89,6 +89,22 @@ func FuzzFnmatch(f *testing.F) {
 			t.Fatalf("newFnPattern(%q, depth): %v", pat, err)
 		}
 		got := p.match(name)
+		// A folding pattern matches exactly what the lowered pattern matches in the lowered name,
+		// through its string shape as through its regexp.
+		fp, err := newFnPatternCase(pat, false, true)
+		if err != nil {
+			t.Fatalf("newFnPatternCase(%q, fold): %v", pat, err)
+		}
+		lp, err := newFnPattern(strings.ToLower(pat), false)
+		if err != nil {
+			t.Fatalf("newFnPattern(%q): %v", strings.ToLower(pat), err)
+		}
+		if fold, want := fp.match(name), lp.match(strings.ToLower(name)); fold != want {
+			t.Fatalf("fold match(%q, %q) = %v, want %v", pat, name, fold, want)
+		}
+		if fold := fp.match(name); fp.shape != shapeRegexp && fold != (fp.re.MatchString(strings.ToLower(name)) || fp.top != nil && fp.top.MatchString(strings.ToLower(name))) {
+			t.Fatalf("fold match(%q, %q) = %v: shape %d disagrees with its regexp", pat, name, fold, fp.shape)
+		}
 		// A depth pattern matches exactly when the plain one matches the name or what follows one
 		// of its slashes.
 		wantDepth := got

@@ -33,7 +33,12 @@ const maxSkippedNamed = 10
 //     maxSearchFileBytes and files that cannot be opened are skipped and named in a notice;
 //   - lines split on \n (a \r before it belongs to the terminator); invalid UTF-8 is shown with
 //     U+FFFD;
-//   - matches come in path order, then line order, and stop at max_search_results.
+//   - matches come in path order, then line order, and stop at max_search_results;
+//   - each file is searched once: a symlink to a file that the walk reaches under its own path
+//     (below the search path, not hidden, matching include_glob; see searchWalk.reached) is
+//     skipped, so its lines are not repeated under the link's name. A link whose target the walk
+//     does not reach (elsewhere in the root, in a dot directory) is searched under its name.
+//     Hard links are separate names and are searched under each.
 //
 // Files are scanned by a bounded set of workers while one goroutine walks the tree in order;
 // results are merged back in walk order, and the walk stops as soon as the cap is exceeded.
@@ -162,7 +167,7 @@ func (s *searcher) run(root *walkDir) {
 		}()
 	}
 	go func() {
-		w := &searchWalk{s: s, ctx: ctx, jobs: jobs, window: window}
+		w := &searchWalk{s: s, ctx: ctx, jobs: jobs, window: window, root: root}
 		sd := &sharedDir{walkDir: root}
 		sd.refs.Store(1)
 		w.walk(sd)
@@ -196,6 +201,26 @@ type searchWalk struct {
 	jobs   chan<- *searchJob
 	window chan struct{}
 	seq    int
+	root   *walkDir // the walk's root, for reached
+}
+
+// reached reports whether the walk itself visits the regular file a symlink entry resolves to
+// (search rule: each file once): it lies below the walk root's resolved path, no component
+// below the root starts with "." (walk rule 2), and include_glob matches its own path. Denied
+// targets need no case: the link is refused with them. A target in a directory the budget
+// prunes (budget rule 4) is not searched under either name; the pruning notice says so.
+func (w *searchWalk) reached(ent *walkEntry) bool {
+	below := ent.rel
+	if w.root.rel != "." {
+		var ok bool
+		if below, ok = strings.CutPrefix(ent.rel, w.root.rel+"/"); !ok {
+			return false
+		}
+	}
+	if strings.HasPrefix(below, ".") || strings.Contains(below, "/.") {
+		return false
+	}
+	return w.s.include == nil || w.s.include.match(joinChild(w.root.lex, below))
 }
 
 // walk queues the visible files below d in order; it returns false once the search stopped.
@@ -239,6 +264,9 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 		}
 		if !ent.mode.IsRegular() || w.s.include != nil && !w.s.include.match(ent.lex) {
 			continue
+		}
+		if ent.link && w.reached(&ent) {
+			continue // searched under its own path, so its lines are not repeated
 		}
 		j := &searchJob{seq: w.seq, lex: ent.lex}
 		if ent.link {

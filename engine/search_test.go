@@ -128,7 +128,8 @@ func TestSearchFiles_Symlinks(t *testing.T) {
 		"private/secret.txt: hunter2\n",
 	)
 	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"*.secret", "private"}})
-	if got := callText(t, e, "search_files", map[string]any{"pattern": "Hello"}); got != "alias.txt:1:Hello, world!\nhello.txt:1:Hello, world!" {
+	if got := callText(t, e, "search_files", map[string]any{"pattern": "Hello"}); got != "hello.txt:1:Hello, world!" {
+		// alias.txt reaches hello.txt, which the walk searches under its own name (each file once).
 		t.Errorf("alias search = %q", got)
 	}
 	for _, p := range []string{"escaped", "hunter2"} {

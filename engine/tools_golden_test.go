@@ -77,6 +77,8 @@ func TestCoreTools_Golden(t *testing.T) {
 		{name: "write_protected_depth", tool: "write_file", args: map[string]any{"path": "subdir/.git/config", "content": "x"}},
 		{name: "write_stale", tool: "write_file", args: map[string]any{"path": "hello.txt", "content": "x", "expected_hash": "hash:000000000000"}},
 		{name: "write_bad_hash", tool: "write_file", args: map[string]any{"path": "hello.txt", "content": "x", "expected_hash": "nope"}},
+		{name: "write_bad_hash_new", tool: "write_file", args: map[string]any{"path": "new.txt", "content": "x", "expected_hash": "any_hash_val"}},
+		{name: "edit_bad_hash", tool: "edit_file", args: map[string]any{"path": "hello.txt", "old_text": "hello", "new_text": "x", "expected_hash": "any_hash_val"}},
 		{name: "write_cancelled", tool: "write_file", args: map[string]any{"path": "hello.txt", "content": "x"}, deny: true},
 		{name: "write_quoted_name", tool: "write_file", args: map[string]any{"path": "sp ace's.txt/x", "content": "x"}},
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
@@ -18,16 +19,21 @@ func init() {
 
 // writeFile serves write_file. Order of checks (nothing is announced or written when one fails):
 // resolution and containment, write-level access, the target's type (a directory or a
-// non-regular file is refused), the parent (missing or not a directory), expected_hash (ignored
-// when the file does not exist), then the announcement and the crash-atomic commit.
+// non-regular file is refused), a malformed expected_hash on a file that does not exist
+// (invalid_arguments), the parent (missing or not a directory), expected_hash (ignored when the
+// file does not exist; a malformed one on an existing file is a stale_hash conflict), then the
+// announcement and the crash-atomic commit.
 func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileResult, error) {
-	expected, herr := e.expectedHash(c.tool, a.ExpectedHash)
+	expected, badExpected, herr := e.expectedHash(c.tool, a.ExpectedHash)
 	if herr != nil {
 		return nil, herr
 	}
 	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
 	if rerr != nil {
 		return nil, rerr
+	}
+	if badExpected && !r.exists {
+		return nil, badHash(c.tool, a.ExpectedHash)
 	}
 	unlock := e.lockChange(r)
 	defer unlock()
@@ -143,19 +149,41 @@ func (e *Engine) writableTarget(op string, r *resolved) *Error {
 }
 
 // expectedHash validates an expected_hash argument: refused as unknown when content hashes are
-// off (the argument is not in the schema then), invalid_arguments when it is not a hash.
-func (e *Engine) expectedHash(op, s string) (string, *Error) {
+// off (the argument is not in the schema then). A value that is not a hash is not refused here:
+// it is returned as junk (never equal to a real hash, see malformedHash) with bad set, because
+// the answer depends on the file. On an existing file it is a stale_hash conflict like any hash
+// that does not match, the answer the model knows how to recover from (re-read, retry); on a
+// file that does not exist, where a real hash would be ignored, it is badHash's invalid_arguments.
+func (e *Engine) expectedHash(op, s string) (h string, bad bool, err *Error) {
 	if s == "" {
-		return "", nil
+		return "", false, nil
 	}
 	if !e.hashes {
-		return "", errorf(op, "", kindInvalidArguments, "Unknown argument 'expected_hash': content hashes are off.")
+		return "", false, errorf(op, "", kindInvalidArguments, "Unknown argument 'expected_hash': content hashes are off.")
 	}
 	h, ok := parseExpectedHash(s)
 	if !ok {
-		return "", errorf(op, "", kindInvalidArguments, "expected_hash must be the 12-character hash read_file reported (hash:<12 hex digits>), got %s.", pyRepr(s))
+		return malformedHash(h), true, nil
 	}
-	return h, nil
+	return h, false, nil
+}
+
+// malformedHash is how a malformed expected_hash h appears in a conflict message: clipped to 32
+// characters, so a huge argument is not echoed, and never 12 hex digits, so it matches no file.
+func malformedHash(h string) string {
+	const keep = 32
+	if h == "" {
+		return "''"
+	}
+	if rs := []rune(h); len(rs) > keep {
+		h = string(rs[:keep]) + "…"
+	}
+	return h
+}
+
+// badHash is the error for a malformed expected_hash on a file that does not exist.
+func badHash(op, raw string) *Error {
+	return errorf(op, "", kindInvalidArguments, "expected_hash must be the 12-character hash read_file reported (hash:<12 hex digits>), got %s.", pyRepr(malformedHash(strings.TrimSpace(raw))))
 }
 
 // readHead reads up to limit bytes of f and hashes all of it; size is the file's length as read.
