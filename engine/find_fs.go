@@ -50,11 +50,13 @@ type walkFS struct {
 	// hidden counts what the walk left out (walk rules 2 and 3); dotMatch reports whether a dot
 	// entry (root-relative name) counts: one the pattern would match, or a dot directory a "**"
 	// would enter. It is nil when the pattern names a dot entry itself. counted holds the
-	// directories whose dot entries were counted and the denied directories counted, so a
-	// directory doublestar lists twice counts once.
+	// denied directories counted, so one both matched and listed counts once.
 	hidden   schema.HiddenCounts
 	dotMatch func(name string, dir bool) bool
 	counted  map[string]struct{}
+	// countedChars is the size of counted's keys; past maxRealChars nothing more is recorded, so
+	// a count may then repeat a directory, but memory stays bounded.
+	countedChars int
 }
 
 // maxRealChars bounds the memory of walkFS.real.
@@ -233,24 +235,26 @@ func (w *walkFS) countDots(name string, ents []fs.DirEntry) {
 			n++
 		}
 	}
-	if n == 0 || w.once("d:"+name) {
-		return
-	}
+	// doublestar lists a directory twice only back to back ("**/x"), which the lastReal cache
+	// answers before this count; alternatives ({a,b,a}) are merged before the walk.
 	w.hidden.Dot += n
 }
 
 // countDenied counts a denied directory (name, root-relative) once, whether it was matched,
 // listed, or both.
 func (w *walkFS) countDenied(name string) {
-	if !w.once("a:" + name) {
+	if !w.once(name) {
 		w.hidden.Access++
 	}
 }
 
-// once reports whether key was seen before, and records it.
+// once reports whether key was seen before, and records it (within maxRealChars).
 func (w *walkFS) once(key string) bool {
 	if _, ok := w.counted[key]; ok {
 		return true
+	}
+	if w.countedChars += len(key); w.countedChars > maxRealChars {
+		return false
 	}
 	if w.counted == nil {
 		w.counted = map[string]struct{}{}

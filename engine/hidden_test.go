@@ -148,3 +148,18 @@ func TestHidden_WithCaps(t *testing.T) {
 		t.Errorf("budgeted list = %q", got)
 	}
 }
+
+// TestHidden_FindAlternatives: a directory named twice by alternatives counts its dot entries
+// once, and a denied directory both matched and listed counts once.
+func TestHidden_FindAlternatives(t *testing.T) {
+	fx := makeFixture(t, "src/a.py", "src/.x.py", "lib/b.py", "private/c.py")
+	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private"}})
+	res := mustCall(t, e, "find_files", map[string]any{"pattern": "{src,lib,src}/*.py"}, Hooks{})
+	if got, want := resultText(res), "lib/b.py\nsrc/a.py\n[1"+dotNotice; got != want {
+		t.Errorf("find {src,lib,src}/*.py = %q; want %q", got, want)
+	}
+	res = mustCall(t, e, "find_files", map[string]any{"pattern": "**"}, Hooks{})
+	if h := hiddenOf(t, res); h != (schema.HiddenCounts{Dot: 1, Access: 1}) { // src/.x.py, private
+		t.Errorf("find ** hidden = %+v; want dot 1, access 1 (private matched and listed)", h)
+	}
+}
