@@ -12,8 +12,9 @@ import (
 //
 //  1. Entries are added in order while the text, entries and separators, stays within the
 //     budget; the first entry that does not fit ends the listing, and the result is truncated.
-//  2. The closing notice (truncation, skipped files) comes after and is not counted; it is
-//     under 300 characters whatever the tree holds (paths are named only while they fit).
+//  2. The closing notices (truncation, skipped files, hidden entries) come after and are not
+//     counted; together they are under 450 characters whatever the tree holds (paths are named
+//     only while they fit; hidden entries are only counted).
 //  3. The typed fields carry the same entries as the text, so the whole reply stays within a
 //     small multiple of the budget on the wire.
 //  4. A walk does not enter a directory whose displayed path alone is longer than the budget:

@@ -25,7 +25,10 @@ func init() {
 //     components is invalid_pattern; "." and empty components are dropped, as are repeated "**"
 //     components; a trailing "/" matches directories only, symlinked ones included (rule 3).
 //  2. Names starting with "." are matched by a wildcard only when the pattern names the dot
-//     itself (".github/**", "**/.env"); "**" never enters a dot directory.
+//     itself (".github/**", "**/.env"); "**" never enters a dot directory. Otherwise the dot
+//     entries the pattern would have matched, and the dot directories a "**" would have
+//     entered, are counted in hidden.dot (walk rule 2); matches read_file could not read, and
+//     denied directories not entered, in hidden.access (walk rule 3).
 //  3. Symlinked directories are matched (as directories, by "*/" too, as list_directory shows
 //     them) but never entered by a wildcard; a literal component of the pattern may name one,
 //     and is followed inside the root.
@@ -56,6 +59,22 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		full = escapeGlob(r.rel) + "/" + full
 	}
 	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
+	if !namesDot(pattern) {
+		deep := strings.Contains(pattern, "**")
+		fsys.dotMatch = func(name string, isDir bool) bool {
+			if dirsOnly && !isDir {
+				return false // "*/" would not have shown a dot file either
+			}
+			if isDir && deep {
+				return true
+			}
+			ok, _ := doublestar.Match(full, name)
+			if !ok && isDir {
+				ok, _ = doublestar.Match(full, name+"/")
+			}
+			return ok
+		}
+	}
 	fsys.prune = func(name string) bool { return f.budget.tooLong(e.display(f.lexOf(name))) }
 	werr := doublestar.GlobWalk(fsys, full, f.visit, doublestar.WithNoFollow(), doublestar.WithNoHidden())
 	if err := c.ctx.Err(); err != nil {
@@ -92,7 +111,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	}
 	switch {
 	case f.budget.over:
-		endBudget(&b, f.budget.limit, "search from a path further down, or use a more specific pattern")
+		endBudget(&b, f.budget.limit, "search from a path further down, or use a more specific pattern", fsys.hidden)
 	case !res.Truncated && (f.dropped || fsys.pruned > 0):
 		// Compaction kept only a prefix that already overruns the caps, so this cannot happen;
 		// a pruned directory can: nothing below it could be shown.
@@ -102,9 +121,11 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		}
 		b.WriteString("[... " + strconv.Itoa(fsys.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
 			strconv.Itoa(f.budget.limit) + ")]")
+		endHidden(&b, fsys.hidden)
 	default:
-		endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.")
+		endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.", fsys.hidden)
 	}
+	res.Hidden = fsys.hidden
 	if fsys.reads > maxFindDirReads {
 		res.Truncated = true
 		b.WriteString("\n[... walk cut short after " + strconv.Itoa(maxFindDirReads) + " directory listings; narrow the path or the pattern]")
@@ -152,6 +173,17 @@ func cleanGlob(op, pattern string) (string, *Error) {
 		return "", invalid
 	}
 	return clean, nil
+}
+
+// namesDot reports whether a cleaned pattern has a component starting with "." (find rule 2):
+// it names hidden entries itself, so none is counted as hidden.
+func namesDot(pattern string) bool {
+	for _, p := range strings.Split(pattern, "/") {
+		if strings.HasPrefix(p, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // escapeGlob escapes the glob metacharacters of a literal path.
@@ -307,6 +339,11 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 		return nil
 	}
 	if f.filter.filters && !f.e.canRead(r) {
+		if isDir {
+			f.fsys.countDenied(name)
+		} else {
+			f.fsys.hidden.Access++
+		}
 		return nil
 	}
 	f.found = append(f.found, foundPath{lex: lex, dir: isDir})

@@ -3,6 +3,8 @@ package engine
 import (
 	"io/fs"
 	"strings"
+
+	"github.com/fsbox/fsbox/schema"
 )
 
 // maxFindDirReads bounds the directory listings of one find_files call (find rule 5): ten times
@@ -44,6 +46,17 @@ type walkFS struct {
 	// spelling not in it is resolved again), so a deep chain of long names cannot grow it to the
 	// square of the depth.
 	realChars int
+
+	// hidden counts what the walk left out (walk rules 2 and 3); dotMatch reports whether a dot
+	// entry (root-relative name) counts: one the pattern would match, or a dot directory a "**"
+	// would enter. It is nil when the pattern names a dot entry itself. counted holds the
+	// denied directories counted, so one both matched and listed counts once.
+	hidden   schema.HiddenCounts
+	dotMatch func(name string, dir bool) bool
+	counted  map[string]struct{}
+	// countedChars is the size of counted's keys; past maxRealChars nothing more is recorded, so
+	// a count may then repeat a directory, but memory stays bounded.
+	countedChars int
 }
 
 // maxRealChars bounds the memory of walkFS.real.
@@ -181,6 +194,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
 	if w.denied(real, name) {
+		w.countDenied(name)
 		return nil, nil // walk rule 4: nothing below a denied directory is shown
 	}
 	if w.prune != nil && w.prune(name) {
@@ -195,6 +209,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	w.lastReal, w.lastEnts = real, ents
+	w.countDots(name, ents)
 	for i := len(ents) - 1; i >= 0; i-- {
 		de := ents[i]
 		if !de.IsDir() {
@@ -207,6 +222,45 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 	}
 	return ents, nil
+}
+
+// countDots counts the dot entries of the listing of name that the pattern would have reached.
+func (w *walkFS) countDots(name string, ents []fs.DirEntry) {
+	if w.dotMatch == nil {
+		return
+	}
+	n := 0
+	for _, de := range ents {
+		if strings.HasPrefix(de.Name(), ".") && w.dotMatch(joinChild(name, de.Name()), de.IsDir()) {
+			n++
+		}
+	}
+	// doublestar lists a directory twice only back to back ("**/x"), which the lastReal cache
+	// answers before this count; alternatives ({a,b,a}) are merged before the walk.
+	w.hidden.Dot += n
+}
+
+// countDenied counts a denied directory (name, root-relative) once, whether it was matched,
+// listed, or both.
+func (w *walkFS) countDenied(name string) {
+	if !w.once(name) {
+		w.hidden.Access++
+	}
+}
+
+// once reports whether key was seen before, and records it (within maxRealChars).
+func (w *walkFS) once(key string) bool {
+	if _, ok := w.counted[key]; ok {
+		return true
+	}
+	if w.countedChars += len(key); w.countedChars > maxRealChars {
+		return false
+	}
+	if w.counted == nil {
+		w.counted = map[string]struct{}{}
+	}
+	w.counted[key] = struct{}{}
+	return false
 }
 
 // denied reports whether a denied pattern matches a directory.

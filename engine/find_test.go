@@ -17,22 +17,23 @@ func TestFindFiles_Patterns(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"pattern": "*.py"}, "No matches found."},
-		{map[string]any{"pattern": "**/*.py"}, "subdir/nested.py"},
-		{map[string]any{"pattern": "./**/./*.py"}, "subdir/nested.py"},
+		{map[string]any{"pattern": "**/*.py"}, "subdir/nested.py\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
+		{map[string]any{"pattern": "./**/./*.py"}, "subdir/nested.py\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
 		{map[string]any{"pattern": "*.py", "path": "subdir"}, "subdir/nested.py"},
 		{map[string]any{"pattern": "{hello,multi}.txt"}, "hello.txt\nmulti.txt"},
 		{map[string]any{"pattern": "{hello,hello}.txt"}, "hello.txt"},
-		{map[string]any{"pattern": "*/"}, "empty/\nsrc/\nsub/\nsubdir/\nwe[ird]/"},
+		{map[string]any{"pattern": "*/"}, "empty/\nsrc/\nsub/\nsubdir/\nwe[ird]/\n[2 hidden entries omitted; name a hidden path explicitly to include it]"},
 		// Walk rule 2 / find rule 2: hidden only when the pattern names the dot.
-		{map[string]any{"pattern": "*"}, "binary.bin\ncrlf.txt\nempty/\nhello.txt\nmulti.txt\nsrc/\nsub/\nsubdir/\nwe[ird]/"},
-		{map[string]any{"pattern": "**/*.yml"}, "No matches found."},
+		{map[string]any{"pattern": "*"}, "binary.bin\ncrlf.txt\nempty/\nhello.txt\nmulti.txt\nsrc/\nsub/\nsubdir/\nwe[ird]/\n[4 hidden entries omitted; name a hidden path explicitly to include it]"},
+		// Walk rule 7: all hidden, so the notice alone; "**" counts the dot directories it skipped.
+		{map[string]any{"pattern": "**/*.yml"}, "[3 hidden entries omitted; name a hidden path explicitly to include it]"},
 		{map[string]any{"pattern": ".github/**/*.yml"}, ".github/workflows/ci.yml"},
 		{map[string]any{"pattern": "**/*.txt", "path": ".github"}, ".github/workflows/ci.txt"},
-		{map[string]any{"pattern": "**/.env"}, "No matches found."}, // denied by default
-		{map[string]any{"pattern": "**/.env", "path": "sub"}, "No matches found."},
-		{map[string]any{"pattern": "**/*.go"}, "src/a/deep.go\nsrc/b.go"},
+		{map[string]any{"pattern": "**/.env"}, "[2 entries not shown: access rules deny them]"}, // denied by default: counted, not named
+		{map[string]any{"pattern": "**/.env", "path": "sub"}, "[1 entry not shown: access rules deny it]"},
+		{map[string]any{"pattern": "**/*.go"}, "src/a/deep.go\nsrc/b.go\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
 		// The search path is not a match of its own "**".
-		{map[string]any{"pattern": "**", "path": "src"}, "src/a/\nsrc/a/deep.go\nsrc/b.go"},
+		{map[string]any{"pattern": "**", "path": "src"}, "src/a/\nsrc/a/deep.go\nsrc/b.go\n[1 hidden entries omitted; name a hidden path explicitly to include it]"},
 		// Metacharacters in the search path are literal.
 		{map[string]any{"pattern": "*.txt", "path": "we[ird]"}, "we[ird]/x.txt"},
 	} {
@@ -134,7 +135,7 @@ func TestFindFiles_Symlinks(t *testing.T) {
 func TestFindFiles_Patterns_DeniedAndAllowed(t *testing.T) {
 	fx := makeFixture(t, "keep.py", "skip.md", "sub/x.py", "private/secret.txt")
 	e := fx.engine(schema.Config{AllowedPatterns: []string{"*.py"}, DeniedPatterns: &[]string{"private"}})
-	if got := callText(t, e, "find_files", map[string]any{"pattern": "**"}); got != "keep.py\nsub/x.py" {
+	if got := callText(t, e, "find_files", map[string]any{"pattern": "**"}); got != "keep.py\nsub/x.py\n[3 entries not shown: access rules deny them]" { // skip.md, sub/, private/
 		t.Errorf("find ** = %q", got)
 	}
 }

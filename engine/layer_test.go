@@ -16,7 +16,7 @@ func TestDefaultDenied_Walkers(t *testing.T) {
 		"app/id_rsa: needle\n", "app/certs/tls.pem: needle\n", "home/.ssh/config: needle\n", "app/server.key: needle\n")
 	e := fx.engine(allWalkers(schema.Config{}))
 	got := callText(t, e, "search_files", map[string]any{"pattern": "needle"})
-	if want := "a.txt:1:needle"; got != want {
+	if want := "a.txt:1:needle\n[4 hidden entries omitted; name a hidden path explicitly to include it]\n[3 entries not shown: access rules deny them]"; got != want {
 		t.Errorf("search_files = %q; want %q", got, want)
 	}
 	for _, p := range []string{".env", "app/id_rsa", "app/.env.local", "home/.ssh"} {
@@ -24,7 +24,7 @@ func TestDefaultDenied_Walkers(t *testing.T) {
 		wantKind(t, "search_files in "+p, err, "denied")
 	}
 	// A pattern naming the dot shows hidden names, but not denied ones.
-	if got := callText(t, e, "find_files", map[string]any{"pattern": "**/.env*"}); got != "app/.env.example" {
+	if got := callText(t, e, "find_files", map[string]any{"pattern": "**/.env*"}); got != "app/.env.example\n[2 entries not shown: access rules deny them]" {
 		t.Errorf("find_files **/.env* = %q; want only the example", got)
 	}
 	got = callText(t, e, "find_files", map[string]any{"pattern": "**/*"})
@@ -40,7 +40,7 @@ func TestDefaultDenied_Walkers(t *testing.T) {
 		}
 	}
 	off := fx.engine(allWalkers(schema.Config{DeniedPatterns: &[]string{}}))
-	got = callText(t, off, "search_files", map[string]any{"pattern": "needle"})
+	got = withoutHidden(callText(t, off, "search_files", map[string]any{"pattern": "needle"}))
 	if want := "a.txt:1:needle\napp/certs/tls.pem:1:needle\napp/id_rsa:1:needle\napp/server.key:1:needle"; got != want {
 		t.Errorf("with denied_patterns: [] search_files = %q; want %q", got, want)
 	}
@@ -173,7 +173,7 @@ func TestHostLayer_Patterns(t *testing.T) {
 	}
 	// Walkers apply both layers.
 	got := callText(t, e, "find_files", map[string]any{"pattern": "**/*"})
-	if got != "docs/a.md\nw.txt" {
+	if got != "docs/a.md\nw.txt\n[1 hidden entries omitted; name a hidden path explicitly to include it]\n[3 entries not shown: access rules deny them]" {
 		t.Errorf("find_files = %q; want docs/a.md and w.txt", got)
 	}
 	// An interrupt rule of the host still asks when the session's rules allow.

@@ -43,10 +43,11 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 		res.Entries = append(res.Entries, e.dirEntryOf(&ent, 0))
 	}
 	if budget.over {
-		endBudget(&b, budget.limit, "list a subdirectory, or use find_files with a narrower pattern")
+		endBudget(&b, budget.limit, "list a subdirectory, or use find_files with a narrower pattern", filter.hidden)
 	} else {
-		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", filter.hidden)
 	}
+	res.Hidden = filter.hidden
 	res.Text = b.String()
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)

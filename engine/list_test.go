@@ -103,7 +103,7 @@ func TestListDirectory_Symlinks(t *testing.T) {
 func TestListDirectory_Patterns(t *testing.T) {
 	fx := makeFixture(t, "keep.py", "skip.md", "sub/x.py", "private/secret.txt")
 	e := fx.engine(schema.Config{AllowedPatterns: []string{"*.py"}})
-	if got := callText(t, e, "list_directory", map[string]any{"path": "."}); got != "keep.py  (8 bytes)" {
+	if got := callText(t, e, "list_directory", map[string]any{"path": "."}); got != "keep.py  (8 bytes)\n[3 entries not shown: access rules deny them]" { // not allowed: counted, not named
 		t.Errorf("allowed *.py: list . = %q", got)
 	}
 	e = fx.engine(schema.Config{ProtectedPatterns: &[]string{"*"}})

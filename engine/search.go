@@ -417,8 +417,9 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		b.WriteByte(':')
 		b.WriteString(m.Text)
 	}
+	res.Hidden = s.filter.hidden
 	if len(res.Matches) == 0 && !res.Truncated {
-		b.WriteString("No matches found.")
+		b.WriteString("No matches found.") // the answer to a content search, hidden entries or not
 	}
 	if res.Truncated {
 		if b.Len() > 0 {
@@ -441,6 +442,7 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		b.WriteString(noticePaths(s.skipped, s.nSkipped))
 		b.WriteString("]")
 	}
+	endHidden(&b, res.Hidden)
 	res.Text = b.String()
 	return res
 }

@@ -27,7 +27,7 @@ func TestSearchFileLinksOnce(t *testing.T) {
 		{map[string]any{"pattern": "print", "include_glob": "*.py"}, "seen.py:1:print(2)\nsrc/hello.py:1:print(1)\nsrc/o.py:1:print(3)"},
 		{map[string]any{"pattern": "print", "include_glob": "alias*"}, "alias.py:1:print(1)"},
 	} {
-		if got := resultText(mustCall(t, e, "search_files", c.args, Hooks{})); got != c.want {
+		if got := withoutHidden(resultText(mustCall(t, e, "search_files", c.args, Hooks{}))); got != c.want {
 			t.Errorf("search_files %v:\n%s\nwant:\n%s", c.args, got, c.want)
 		}
 	}

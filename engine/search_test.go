@@ -128,12 +128,12 @@ func TestSearchFiles_Symlinks(t *testing.T) {
 		"private/secret.txt: hunter2\n",
 	)
 	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"*.secret", "private"}})
-	if got := callText(t, e, "search_files", map[string]any{"pattern": "Hello"}); got != "hello.txt:1:Hello, world!" {
+	if got := withoutHidden(callText(t, e, "search_files", map[string]any{"pattern": "Hello"})); got != "hello.txt:1:Hello, world!" {
 		// alias.txt reaches hello.txt, which the walk searches under its own name (each file once).
 		t.Errorf("alias search = %q", got)
 	}
 	for _, p := range []string{"escaped", "hunter2"} {
-		if got := callText(t, e, "search_files", map[string]any{"pattern": p}); got != "No matches found." {
+		if got := withoutHidden(callText(t, e, "search_files", map[string]any{"pattern": p})); got != "No matches found." {
 			t.Errorf("search %q = %q", p, got)
 		}
 	}
@@ -148,7 +148,7 @@ func TestSearchFiles_IncludeGlob(t *testing.T) {
 		{"**/deep.go", "src/a/deep.go:1:package a"},
 		{"*.txt", "No matches found."},
 	} {
-		if got := callText(t, e, "search_files", map[string]any{"pattern": "package|print", "include_glob": tc.glob}); got != tc.want {
+		if got := withoutHidden(callText(t, e, "search_files", map[string]any{"pattern": "package|print", "include_glob": tc.glob})); got != tc.want {
 			t.Errorf("include_glob %q = %q; want %q", tc.glob, got, tc.want)
 		}
 	}
@@ -184,7 +184,7 @@ func TestSearchFiles_MatchesReference(t *testing.T) {
 		for _, pat := range patterns {
 			capN := []int{1, 3, 10, 1000}[rng.IntN(4)]
 			e := fx.engine(schema.Config{MaxSearchResults: intp(capN)})
-			got := callText(t, e, "search_files", map[string]any{"pattern": pat})
+			got := withoutHidden(callText(t, e, "search_files", map[string]any{"pattern": pat})) // reference has no hidden counts
 			if want := referenceSearch(t, fx.root, pat, capN); got != want {
 				t.Fatalf("round %d pattern %q cap %d:\ngot\n%s\nwant\n%s", round, pat, capN, got, want)
 			}

@@ -41,10 +41,11 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	}
 	res := t.res
 	if t.budget.over {
-		endBudget(&t.b, t.budget.limit, "show a subdirectory, or a smaller max_depth")
+		endBudget(&t.b, t.budget.limit, "show a subdirectory, or a smaller max_depth", t.filter.hidden)
 	} else {
-		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)")
+		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", t.filter.hidden)
 	}
+	res.Hidden = t.filter.hidden
 	res.Text = t.b.String()
 	c.emit(&schema.DirectoryListedEvent{
 		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),

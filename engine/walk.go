@@ -21,10 +21,14 @@ import (
 //  1. The walk root is resolved like any model path and gated by containment, denied patterns and
 //     permission rules only (checkWalkRoot), not by allowed patterns: "." never matches "*.py".
 //  2. Entries whose name starts with "." are skipped, below the walk root only: listing ".github"
-//     by name shows its entries, listing "." does not show ".github".
+//     by name shows its entries, listing "." does not show ".github". They are counted
+//     (hidden.dot) and the text ends with "[N hidden entries omitted; name a hidden path
+//     explicitly to include it]".
 //  3. Every entry is resolved through its symlinks and shown only if read_file could read it
-//     (canRead on the resolved path and on the walk's spelling). A link that dangles, loops or
-//     leads out of the root is dropped silently.
+//     (canRead on the resolved path and on the walk's spelling). One that read_file could not
+//     read is counted (hidden.access) and the text ends with "[N entries not shown: access rules
+//     deny them]" ("[1 entry not shown: access rules deny it]"), never naming them. A link that dangles, loops or leads out of the root is
+//     dropped silently: it names nothing the model could read.
 //  4. A symlinked directory is shown (as a directory) but never descended, so a walk cannot leave
 //     the root, loop, or show one file under two names; a real directory is descended unless a
 //     denied pattern matches it (every entry below it would be denied anyway).
@@ -34,6 +38,11 @@ import (
 //     names), relative to cwd; patterns and events use root-relative paths.
 //  7. A cap is applied after filtering; the "[... truncated at N ...]" line appears only when an
 //     entry was really dropped. The output budget (budget.go) cuts the same way, by characters.
+//     The hidden-entry notices of rules 2 and 3 follow the truncation line. The empty text
+//     ("(empty directory)", find's "No matches found.") appears only when nothing was shown and
+//     nothing hidden: a directory whose entries are all hidden answers with the notices alone.
+//     search_files, which answers a question about contents, keeps "No matches found." before
+//     its notices. Counts cover the entries the walk looked at before it stopped.
 
 // walkDir is one directory being walked: its resolved and spelled root-relative paths and a
 // handle on it (dirHandle: a bare descriptor on Linux, an os.Root confined to it elsewhere), so
@@ -186,6 +195,8 @@ type walkFilter struct {
 	// resolved entry is readable and canRead can be skipped.
 	filters bool
 	denies  bool // some denied pattern exists (rule 4's pruning)
+	// hidden counts the entries entry left out by name (rule 2) and by access (rule 3).
+	hidden schema.HiddenCounts
 }
 
 func (e *Engine) newWalkFilter() *walkFilter {
@@ -207,6 +218,7 @@ func (e *Engine) newWalkFilter() *walkFilter {
 func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
 	name := de.Name()
 	if strings.HasPrefix(name, ".") {
+		f.hidden.Dot++
 		return walkEntry{}, false
 	}
 	ent := walkEntry{name: name, lex: joinChild(d.lex, name), rel: joinChild(d.rel, name), mode: de.Type()}
@@ -238,6 +250,7 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 	}
 	ent.dir = ent.mode.IsDir()
 	if f.filters && !f.e.canRead(r) {
+		f.hidden.Access++
 		return walkEntry{}, false
 	}
 	return ent, true
@@ -312,12 +325,13 @@ func (e *Engine) fitEntry(budget *outputBudget, b *strings.Builder, ent *walkEnt
 	return true
 }
 
-// endBudget closes a walker's text cut by the output budget.
-func endBudget(b *strings.Builder, limit int, narrow string) {
+// endBudget closes a walker's text cut by the output budget, then adds the hidden-entry notices.
+func endBudget(b *strings.Builder, limit int, narrow string, hidden schema.HiddenCounts) {
 	if b.Len() > 0 {
 		b.WriteByte('\n')
 	}
 	b.WriteString(budgetLine(limit, narrow))
+	endHidden(b, hidden)
 }
 
 // dirEntryOf is the typed form of an entry line.
@@ -337,15 +351,47 @@ func (e *Engine) dirEntryOf(ent *walkEntry, depth int) schema.DirEntry {
 }
 
 // endListing closes a walker's text (rule 7): the truncation marker when an entry was dropped at
-// limit, the empty text when nothing was shown.
-func endListing(b *strings.Builder, truncated bool, shown, limit int, what, empty string) {
+// limit, then the hidden-entry notices (rules 2 and 3), the empty text when nothing was shown and
+// nothing hidden.
+func endListing(b *strings.Builder, truncated bool, shown, limit int, what, empty string, hidden schema.HiddenCounts) {
 	switch {
 	case truncated:
 		b.WriteByte('\n')
 		b.WriteString(truncatedLine(limit, what))
-	case shown == 0:
+	case shown == 0 && hidden.Dot == 0 && hidden.Access == 0:
 		b.WriteString(empty)
 	}
+	endHidden(b, hidden)
+}
+
+// endHidden appends the notices of rules 2 and 3 for the nonzero counts: under 150 characters
+// together, so they stay within budget rule 2's allowance for closing notices.
+func endHidden(b *strings.Builder, hidden schema.HiddenCounts) {
+	if hidden.Dot > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(hiddenDotLine(hidden.Dot))
+	}
+	if hidden.Access > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(hiddenAccessLine(hidden.Access))
+	}
+}
+
+// hiddenDotLine is rule 2's notice, worded as pydantic-ai-harness 0.62 words it.
+func hiddenDotLine(n int) string {
+	return "[" + strconv.Itoa(n) + " hidden entries omitted; name a hidden path explicitly to include it]"
+}
+
+// hiddenAccessLine is rule 3's notice: a count, never a name.
+func hiddenAccessLine(n int) string {
+	if n == 1 {
+		return "[1 entry not shown: access rules deny it]"
+	}
+	return "[" + strconv.Itoa(n) + " entries not shown: access rules deny them]"
 }
 
 // truncatedLine is the marker a capped walker ends with (rule 7).

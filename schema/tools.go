@@ -147,6 +147,20 @@ type ListDirectoryResult struct {
 	Entries []DirEntry `json:"entries"`
 	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden HiddenCounts `json:"hidden"`
+}
+
+// HiddenCounts says how many entries a walker left out and why. Entries hidden by access are
+// counted, never named. Entries a walk never reached (below a hidden or denied directory) are not
+// counted: the directory itself is.
+type HiddenCounts struct {
+	// Entries whose name starts with "." below the walk root (for find_files: those the pattern
+	// would have matched, and dot directories a "**" would have entered); 0 when the path or
+	// pattern names a dot entry itself.
+	Dot int `json:"dot"`
+	// Entries left out by denied patterns, allowed patterns or permission rules.
+	Access int `json:"access"`
 }
 
 // DirEntry is one entry of a listing.
@@ -181,6 +195,8 @@ type SearchFilesResult struct {
 	Matches []SearchMatch `json:"matches"`
 	// True when matches were dropped at max_search_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden HiddenCounts `json:"hidden"`
 }
 
 // SearchMatch is one matching line.
@@ -211,6 +227,8 @@ type FindFilesResult struct {
 	Paths []string `json:"paths"`
 	// True when results were dropped at max_find_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden HiddenCounts `json:"hidden"`
 }
 
 // CreateDirectoryArgs are the arguments of create_directory.
@@ -311,6 +329,8 @@ type DirectoryTreeResult struct {
 	Entries []DirEntry `json:"entries"`
 	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden HiddenCounts `json:"hidden"`
 }
 
 // RemoveDirectoryArgs are the arguments of remove_directory.
