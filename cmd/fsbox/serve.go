@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"sync"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
