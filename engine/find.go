@@ -125,7 +125,8 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	default:
 		endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.", fsys.hidden)
 	}
-	res.Hidden = fsys.hidden
+	h := fsys.hidden
+	res.Hidden = &h
 	if fsys.reads > maxFindDirReads {
 		res.Truncated = true
 		b.WriteString("\n[... walk cut short after " + strconv.Itoa(maxFindDirReads) + " directory listings; narrow the path or the pattern]")

@@ -47,7 +47,8 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	} else {
 		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", filter.hidden)
 	}
-	res.Hidden = filter.hidden
+	h := filter.hidden
+	res.Hidden = &h
 	res.Text = b.String()
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)

@@ -417,7 +417,8 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		b.WriteByte(':')
 		b.WriteString(m.Text)
 	}
-	res.Hidden = s.filter.hidden
+	h := s.filter.hidden
+	res.Hidden = &h
 	if len(res.Matches) == 0 && !res.Truncated {
 		b.WriteString("No matches found.") // the answer to a content search, hidden entries or not
 	}
@@ -442,7 +443,7 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		b.WriteString(noticePaths(s.skipped, s.nSkipped))
 		b.WriteString("]")
 	}
-	endHidden(&b, res.Hidden)
+	endHidden(&b, h)
 	res.Text = b.String()
 	return res
 }

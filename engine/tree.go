@@ -45,7 +45,8 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	} else {
 		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", t.filter.hidden)
 	}
-	res.Hidden = t.filter.hidden
+	h := t.filter.hidden
+	res.Hidden = &h
 	res.Text = t.b.String()
 	c.emit(&schema.DirectoryListedEvent{
 		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),

@@ -148,7 +148,7 @@ type ListDirectoryResult struct {
 	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
-	Hidden HiddenCounts `json:"hidden"`
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
 }
 
 // HiddenCounts says how many entries a walker left out and why. Entries hidden by access are
@@ -196,7 +196,7 @@ type SearchFilesResult struct {
 	// True when matches were dropped at max_search_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
-	Hidden HiddenCounts `json:"hidden"`
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
 }
 
 // SearchMatch is one matching line.
@@ -228,7 +228,7 @@ type FindFilesResult struct {
 	// True when results were dropped at max_find_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
-	Hidden HiddenCounts `json:"hidden"`
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
 }
 
 // CreateDirectoryArgs are the arguments of create_directory.
@@ -330,7 +330,7 @@ type DirectoryTreeResult struct {
 	// True when entries were dropped at max_list_results or at the max_output_chars budget.
 	Truncated bool `json:"truncated"`
 	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
-	Hidden HiddenCounts `json:"hidden"`
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
 }
 
 // RemoveDirectoryArgs are the arguments of remove_directory.

@@ -88,7 +88,11 @@ def test_list_directory(make_client: ClientFactory, root: Path) -> None:
     fs = make_client()
     r = fs.list_directory()
     assert isinstance(r, fsbox.ListDirectoryResult)
-    assert r.text.splitlines() == ["b.txt  (5 bytes)", "sub/"]
+    assert r.text.splitlines() == [
+        "b.txt  (5 bytes)",
+        "sub/",
+        "[1 hidden entries omitted; name a hidden path explicitly to include it]",
+    ]
     assert [(e.path, e.type, e.size) for e in r.entries] == [
         ("b.txt", "file", 5),
         ("sub/", "directory", None),
