@@ -45,7 +45,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import weakref
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -65,14 +64,14 @@ from deepagents.backends.protocol import (
 )
 
 from ._types_gen import FindFilesResult, ListDirectoryResult, ReadFileResult, SearchFilesResult
-from .client import Client, OnEvent
+from .client import OnEvent
 from .errors import FsboxError
-from .integrations._common import ApproveMode, ChangeGate, PendingChange
+from .integrations._common import ApproveMode, SyncOwner, ask_human
 
 __all__ = ["FsboxBackend"]
 
 
-class FsboxBackend(BackendProtocol):
+class FsboxBackend(BackendProtocol, SyncOwner):
     """deepagents' BackendProtocol served by one fsbox process (see the module doc)."""
 
     def __init__(
@@ -85,49 +84,10 @@ class FsboxBackend(BackendProtocol):
         approve: ApproveMode = "rules",
         on_event: OnEvent | None = None,
     ) -> None:
-        self.root_dir = root_dir
-        self.config = dict(config or {})
+        cfg = dict(config or {})
         if permissions:
-            self.config["permissions"] = [_rule(p) for p in permissions] + list(
-                self.config.get("permissions") or []
-            )
-        self.binary = binary
-        self.on_event = on_event
-        self._gate = ChangeGate(approve)
-        self._client: Client | None = None
-        self._finalizer: weakref.finalize[Any, Any] | None = None
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    @property
-    def client(self) -> Client:
-        """The running fsbox client, started on first use."""
-        if self._client is None:
-            client = Client(
-                self.root_dir,
-                config=self.config,
-                binary=self.binary,
-                on_event=self.on_event,
-                on_change_request=self._gate.decide if self._gate.asks() else None,
-            )
-            self._client = client
-            self._finalizer = weakref.finalize(self, client.close)
-        return self._client
-
-    def close(self) -> None:
-        """Stop the fsbox process; a later call starts a new one."""
-        client, self._client = self._client, None
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = None
-        if client is not None:
-            client.close()
-
-    def __enter__(self) -> FsboxBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+            cfg["permissions"] = [_rule(p) for p in permissions] + list(cfg.get("permissions") or [])
+        SyncOwner.__init__(self, root_dir, config=cfg, binary=binary, approve=approve, on_event=on_event)
 
     # -- BackendProtocol -----------------------------------------------------------------------
 
@@ -301,7 +261,7 @@ class FsboxBackend(BackendProtocol):
             pending = gate.pending
         if pending is None:
             return _checked(res)
-        approved, reason = _ask(pending)
+        approved, reason = ask_human(pending)
         with self._gate.turn(approved=approved, deny_reason=None if approved else reason):
             return _checked(self.client.call(tool, args))
 
@@ -316,15 +276,6 @@ def _checked(res: Any) -> Any:
     if getattr(res, "cancelled", False):
         raise _Refused(res.text)
     return res
-
-
-def _ask(pending: PendingChange) -> tuple[bool, str]:
-    from langgraph.types import interrupt
-
-    answer: Any = interrupt({"action": "fsbox_change", **pending.metadata()})
-    if isinstance(answer, dict):
-        return bool(answer.get("approve")), str(answer.get("reason") or "refused by the reviewer")
-    return bool(answer), "refused by the reviewer"
 
 
 def _rule(p: Any) -> dict[str, Any]:

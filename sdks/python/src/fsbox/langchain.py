@@ -31,19 +31,19 @@ What it maps:
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from .client import Client, OnEvent
+from .client import OnEvent
 from .errors import FsboxError
 from .integrations._common import (
     WRITE_TOOLS,
     ApproveMode,
-    ChangeGate,
     PendingChange,
+    SyncOwner,
+    ask_human,
     counts_as_retry,
 )
 
@@ -53,7 +53,7 @@ Review = Callable[[PendingChange], "bool | tuple[bool, str]"]
 """Decides a change outside a LangGraph run: True approves; False or (False, reason) refuses."""
 
 
-class FsboxToolkit:
+class FsboxToolkit(SyncOwner):
     """One fsbox server and its tools as LangChain ``StructuredTool`` objects."""
 
     def __init__(
@@ -66,44 +66,8 @@ class FsboxToolkit:
         review: Review | None = None,
         on_event: OnEvent | None = None,
     ) -> None:
-        self.root_dir = root_dir
-        self.config = dict(config or {})
-        self.binary = binary
-        self.on_event = on_event
+        super().__init__(root_dir, config=config, binary=binary, approve=approve, on_event=on_event)
         self.review = review
-        self._gate = ChangeGate(approve)
-        self._client: Client | None = None
-        self._finalizer: weakref.finalize[Any, Any] | None = None
-
-    @property
-    def client(self) -> Client:
-        """The running fsbox client, started on first use."""
-        if self._client is None:
-            client = Client(
-                self.root_dir,
-                config=self.config,
-                binary=self.binary,
-                on_event=self.on_event,
-                on_change_request=self._gate.decide if self._gate.asks() else None,
-            )
-            self._client = client
-            self._finalizer = weakref.finalize(self, client.close)
-        return self._client
-
-    def close(self) -> None:
-        """Stop the fsbox process; a later use starts a new one."""
-        client, self._client = self._client, None
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = None
-        if client is not None:
-            client.close()
-
-    def __enter__(self) -> FsboxToolkit:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def get_tools(self) -> list[BaseTool]:
         """A StructuredTool for each tool the server enabled."""
@@ -132,23 +96,9 @@ class FsboxToolkit:
             pending = gate.pending
         if pending is None:
             return text
-        approved, reason = self._ask(pending)
+        approved, reason = ask_human(pending, self.review)
         with self._gate.turn(approved=approved, deny_reason=None if approved else reason):
             return self._call(name, arguments)
-
-    def _ask(self, pending: PendingChange) -> tuple[bool, str]:
-        answer: Any
-        if self.review is not None:
-            answer = self.review(pending)
-        else:
-            from langgraph.types import interrupt
-
-            answer = interrupt({"action": "fsbox_change", **pending.metadata()})
-        if isinstance(answer, dict):
-            return bool(answer.get("approve")), str(answer.get("reason") or "refused by the reviewer")
-        if isinstance(answer, tuple):
-            return bool(answer[0]), str(answer[1])
-        return bool(answer), "refused by the reviewer"
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         try:

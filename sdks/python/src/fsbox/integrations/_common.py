@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
-from ..client import ChangeRequest
+from ..client import ChangeRequest, Client, OnEvent
 from ..errors import FsboxError
 
 ApproveMode = Literal["rules", "all", "never"]
@@ -198,3 +200,80 @@ class _Turn:
     def __exit__(self, *exc: object) -> None:
         self._end()
         self._gate._thread_lock.release()
+
+
+_S = TypeVar("_S", bound="SyncOwner")
+
+
+class SyncOwner:
+    """A blocking fsbox Client owned by an adapter object: started on first use, stopped by
+    close(), at the end of a ``with`` block, or when the owner is collected; its change requests
+    go to the owner's gate."""
+
+    def __init__(
+        self,
+        root_dir: str | os.PathLike[str],
+        *,
+        config: dict[str, Any] | None,
+        binary: str | os.PathLike[str] | None,
+        approve: ApproveMode,
+        on_event: OnEvent | None,
+    ) -> None:
+        self.root_dir = root_dir
+        self.config = dict(config or {})
+        self.binary = binary
+        self.on_event = on_event
+        self._gate = ChangeGate(approve)
+        self._client: Client | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    @property
+    def client(self) -> Client:
+        """The running fsbox client, started on first use."""
+        if self._client is None:
+            client = Client(
+                self.root_dir,
+                config=self.config,
+                binary=self.binary,
+                on_event=self.on_event,
+                on_change_request=self._gate.decide if self._gate.asks() else None,
+            )
+            self._client = client
+            self._finalizer = weakref.finalize(self, client.close)
+        return self._client
+
+    def close(self) -> None:
+        """Stop the fsbox process; a later use starts a new one."""
+        client, self._client = self._client, None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if client is not None:
+            client.close()
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def ask_human(
+    pending: PendingChange, review: Callable[[PendingChange], Any] | None = None
+) -> tuple[bool, str]:
+    """A human's decision on pending: review's answer when given, else LangGraph's interrupt().
+
+    An answer is True/False, (approve, reason), or {"approve": bool, "reason": str}.
+    """
+    answer: Any
+    if review is not None:
+        answer = review(pending)
+    else:
+        from langgraph.types import interrupt
+
+        answer = interrupt({"action": "fsbox_change", **pending.metadata()})
+    if isinstance(answer, dict):
+        return bool(answer.get("approve")), str(answer.get("reason") or "refused by the reviewer")
+    if isinstance(answer, tuple):
+        return bool(answer[0]), str(answer[1])
+    return bool(answer), "refused by the reviewer"
