@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,27 @@ func TestDescriptorsInlineAndHideHashes(t *testing.T) {
 	}
 	if with[0].InputSchema["additionalProperties"] != false {
 		t.Error("tool arguments must be closed")
+	}
+}
+
+// TestDescriptorsHaveNoRefs: a tool descriptor is handed to model APIs and MCP clients as is, so
+// every $ref is inlined, those with sibling keywords (a field's description) included.
+func TestDescriptorsHaveNoRefs(t *testing.T) {
+	var names []string
+	for _, tool := range Tools {
+		names = append(names, tool.Name)
+	}
+	descs, err := Descriptors(names, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range descs {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"$ref"`) {
+			t.Errorf("%s: descriptor still holds a $ref: %s", d.Name, b)
+		}
 	}
 }

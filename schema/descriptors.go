@@ -88,10 +88,15 @@ func (m *bundleManifest) resolve(v any) error {
 	case map[string]any:
 		for k, child := range x {
 			if obj, ok := child.(map[string]any); ok {
-				if ref, ok := obj["$ref"].(string); ok && len(obj) == 1 {
+				if ref, ok := obj["$ref"].(string); ok {
 					def, err := m.inline(ref)
 					if err != nil {
 						return err
+					}
+					for sk, sv := range obj { // siblings of the $ref (a description) win
+						if sk != "$ref" {
+							def[sk] = sv
+						}
 					}
 					x[k] = def
 					continue
@@ -104,10 +109,15 @@ func (m *bundleManifest) resolve(v any) error {
 	case []any:
 		for i, child := range x {
 			if obj, ok := child.(map[string]any); ok {
-				if ref, ok := obj["$ref"].(string); ok && len(obj) == 1 {
+				if ref, ok := obj["$ref"].(string); ok {
 					def, err := m.inline(ref)
 					if err != nil {
 						return err
+					}
+					for sk, sv := range obj { // siblings of the $ref (a description) win
+						if sk != "$ref" {
+							def[sk] = sv
+						}
 					}
 					x[i] = def
 					continue
