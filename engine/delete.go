@@ -50,15 +50,10 @@ type treeNode struct {
 //     Anything added, removed or swapped meanwhile is changed_during_request: an unchecked
 //     entry is never removed, though entries removed before the change was seen stay removed.
 func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResult, error) {
-	t, rerr := e.resolveEntry(c.tool, a.Path)
-	if rerr != nil {
-		return nil, rerr
+	t, rule, unlock, perr := e.lockEntryForWrite(c.tool, a.Path)
+	if perr != nil {
+		return nil, perr
 	}
-	rule, cerr := e.checkWrite(c.tool, t.r)
-	if cerr != nil {
-		return nil, cerr
-	}
-	unlock := e.locks.lock(t.r.rel)
 	defer unlock()
 	if !t.r.exists {
 		return nil, errorf(c.tool, t.r.rel, kindNotFound, "Path not found: %s", a.Path)
@@ -90,7 +85,7 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 		res.Text, res.ChangeOutcome = ann.refused(t.r.rel, "deleted")
 		return res, nil
 	}
-	t, rerr = e.recheck(c.tool, t)
+	t, rerr := e.recheck(c.tool, t)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -115,6 +115,21 @@ func (e *Engine) recheck(op string, t *entryTarget) (*entryTarget, *Error) {
 	return again, nil
 }
 
+// lockEntryForWrite is the prologue remove_directory and delete share: resolve p's entry (its
+// last name not followed), check write-level access to it, and take its per-path lock. The
+// returned interrupt rule, if any, must be announced; unlock releases the lock.
+func (e *Engine) lockEntryForWrite(op, p string) (*entryTarget, *schema.PermissionRule, func(), *Error) {
+	t, rerr := e.resolveEntry(op, p)
+	if rerr != nil {
+		return nil, nil, nil, rerr
+	}
+	rule, cerr := e.checkWrite(op, t.r)
+	if cerr != nil {
+		return nil, nil, nil, cerr
+	}
+	return t, rule, e.locks.lock(t.r.rel), nil
+}
+
 // removeDirectory serves remove_directory. Order of checks (nothing is announced or removed
 // when one fails): resolution of the parent and containment (the last name is not followed, so
 // a symlink is not_a_directory, never its target), the root (never removable), write-level
@@ -122,15 +137,10 @@ func (e *Engine) recheck(op string, t *entryTarget) (*entryTarget, *Error) {
 // announcement, and under the path's lock a re-check and rmdir relative to the parent's
 // descriptor, which the kernel refuses for a directory that gained an entry meanwhile.
 func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schema.RemoveDirectoryResult, error) {
-	t, rerr := e.resolveEntry(c.tool, a.Path)
-	if rerr != nil {
-		return nil, rerr
+	t, rule, unlock, perr := e.lockEntryForWrite(c.tool, a.Path)
+	if perr != nil {
+		return nil, perr
 	}
-	rule, cerr := e.checkWrite(c.tool, t.r)
-	if cerr != nil {
-		return nil, cerr
-	}
-	unlock := e.locks.lock(t.r.rel)
 	defer unlock()
 	switch {
 	case !t.r.exists:
@@ -152,7 +162,7 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 		res.Text, res.ChangeOutcome = ann.refused(t.r.rel, "removed")
 		return res, nil
 	}
-	t, rerr = e.recheck(c.tool, t)
+	t, rerr := e.recheck(c.tool, t)
 	if rerr != nil {
 		return nil, rerr
 	}
