@@ -25,6 +25,7 @@ type Engine struct {
 	tools        []string   // enabled tools in schema.Tools order
 	enabled      map[string]bool
 	hashes       bool
+	ignore       *ignorer // nil when Config.IgnoreVCS is false
 	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
 
 	maxReadLines     int
@@ -96,6 +97,9 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
+	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
+		e.ignore = newIgnorer()
+	}
 	session, perr := newAccessPolicy(&cfg, opts.Host == nil, "")
 	if perr != nil {
 		return nil, perr

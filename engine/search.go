@@ -229,6 +229,7 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 	if err != nil && len(raw) == 0 {
 		return w.ctx.Err() == nil // an unreadable directory is skipped, like rg does
 	}
+	w.s.filter.enter(d.walkDir, raw)
 	for _, de := range raw {
 		if w.ctx.Err() != nil {
 			return false

@@ -52,6 +52,13 @@ type Config struct {
 	// Show content hashes to the model and accept expected_hash. Default true. When false the
 	// expected_hash argument disappears from the tool schemas; events still carry hashes.
 	ContentHashes *bool `json:"content_hashes,omitempty"`
+	// Skip what version control ignores in every walker (list_directory, directory_tree,
+	// find_files, search_files, list_files, grep): ".git", and the entries the .gitignore files
+	// (nested, with negation), .ignore and .rgignore files, the root's .git/info/exclude and the
+	// host's global excludes file exclude, as rg --files does. Default true. Paths stay readable by
+	// name; a walk rooted at an ignored directory shows what is in it. Walkers count what the rules
+	// hid (hidden.ignored).
+	IgnoreVCS *bool `json:"ignore_vcs,omitempty"`
 	// Names of the enabled tools. Default: the eight default tools.
 	Tools []string `json:"tools,omitempty"`
 	// Ordered permission rules; the first rule whose operation and path match decides, and no match

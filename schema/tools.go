@@ -161,6 +161,9 @@ type HiddenCounts struct {
 	Dot int `json:"dot"`
 	// Entries left out by denied patterns, allowed patterns or permission rules.
 	Access int `json:"access"`
+	// Entries left out by ignore rules (Config.IgnoreVCS): .git, .gitignore and the other ignore
+	// files. Omitted when none.
+	Ignored int `json:"ignored,omitempty"`
 }
 
 // DirEntry is one entry of a listing.

@@ -42,6 +42,9 @@ func Merge(base, over schema.Config) schema.Config {
 	if over.ContentHashes != nil {
 		out.ContentHashes = over.ContentHashes
 	}
+	if over.IgnoreVCS != nil {
+		out.IgnoreVCS = over.IgnoreVCS
+	}
 	out.ReadOnly = base.ReadOnly || over.ReadOnly
 	if over.Permissions != nil {
 		out.Permissions = over.Permissions
@@ -76,7 +79,9 @@ func (e *PolicyError) Error() string { return e.Msg }
 //   - every limit of schema.Limits: at most the host's (its default when the host set none);
 //   - tools: a subset of the tools the host enables (read_only applied); omitted, the host's;
 //   - read_only: on when either is on;
-//   - content_hashes: either way; hashes guard the client's own edits and widen no access.
+//   - content_hashes: either way; hashes guard the client's own edits and widen no access;
+//   - ignore_vcs: either way; ignore rules hide clutter, not secrets (read_file reaches an
+//     ignored path anyway), so turning them off widens no access.
 //
 // Narrow protects the fields above; it does not stop a client from choosing a narrower policy
 // that the host then finds too narrow.
@@ -89,7 +94,11 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		Tools:           host.Tools,
 		ReadOnly:        host.ReadOnly || client.ReadOnly,
 		ContentHashes:   host.ContentHashes,
+		IgnoreVCS:       host.IgnoreVCS,
 		Permissions:     client.Permissions,
+	}
+	if client.IgnoreVCS != nil {
+		out.IgnoreVCS = client.IgnoreVCS
 	}
 	out.ProtectedPatterns = client.ProtectedPatterns
 	if out.Cwd == "" && client.RootDir == "" {
