@@ -25,7 +25,7 @@ type Engine struct {
 	tools        []string   // enabled tools in schema.Tools order
 	enabled      map[string]bool
 	hashes       bool
-	ignore       *ignorer // nil when Config.IgnoreVCS is false
+	ignore       *ignorer        // nil when Config.IgnoreVCS is false
 	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
 
 	maxReadLines     int

@@ -286,4 +286,3 @@ func TestIgnore_FilesReadSafely(t *testing.T) {
 		t.Errorf("directory_tree ignored %d: %q", tree.Hidden.Ignored, tree.Text)
 	}
 }
-

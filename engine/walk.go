@@ -202,6 +202,9 @@ type walkFilter struct {
 	// (rule 3).
 	hidden schema.HiddenCounts
 	ign    *ignorer // nil: no ignore rules
+	// unignore, when set, reports an entry (root-relative spelling) that ignore rules must not
+	// hide: one an rg-style glob names (list_files and grep, grep.go).
+	unignore func(lex string, isDir bool) bool
 }
 
 func (e *Engine) newWalkFilter() *walkFilter {
@@ -242,7 +245,7 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		f.hidden.Dot++
 		return walkEntry{}, false
 	}
-	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) {
+	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(joinChild(d.lex, name), de.IsDir())) {
 		f.hidden.Ignored++
 		return walkEntry{}, false
 	}

@@ -234,6 +234,74 @@ type FindFilesResult struct {
 	Hidden *HiddenCounts `json:"hidden,omitempty"`
 }
 
+// ListFilesArgs are the arguments of list_files.
+type ListFilesArgs struct {
+	// Directory to list the files below. Default ".".
+	Path string `json:"path,omitempty"`
+	// Only files matching this glob, rg's dialect: without "/" it matches the file name at any
+	// depth ("*.py"), with "/" the path relative to path ("src/**/*.ts"); a leading "!" lists the
+	// files it does not match. A file or directory the glob matches is listed even if ignore rules
+	// skip it.
+	Glob string `json:"glob,omitempty"`
+}
+
+// ListFilesResult is the result of list_files.
+type ListFilesResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// File paths relative to the working directory, sorted.
+	Paths []string `json:"paths"`
+	// True when files were dropped at max_find_results or at the max_output_chars budget.
+	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
+}
+
+// GrepArgs are the arguments of grep.
+type GrepArgs struct {
+	// Regular expression (RE2 syntax) matched against each line; with literal, plain text.
+	Pattern string `json:"pattern"`
+	// File or directory to search. Default ".".
+	Path string `json:"path,omitempty"`
+	// Only files matching this glob, as list_files' glob.
+	Glob string `json:"glob,omitempty"`
+	// Only files of this type, by rg's type names: "go", "py", "js", "ts", "rust", "md", ...
+	FileType string `json:"file_type,omitempty"`
+	// Match regardless of letter case.
+	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// Treat pattern as literal text, not a regular expression.
+	Literal bool `json:"literal,omitempty"`
+	// Lines of context before and after each match, 0 to 20. Default 0.
+	Context *int `json:"context,omitempty"`
+}
+
+// GrepResult is the result of grep.
+type GrepResult struct {
+	// Exactly what the model should see: "path:line:text" for matches, "path-line-text" for
+	// context lines.
+	Text string `json:"text"`
+	// Matching and context lines in path order, then line order.
+	Lines []GrepLine `json:"lines"`
+	// True when lines were dropped at max_search_results (context lines count) or at the
+	// max_output_chars budget.
+	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
+}
+
+// GrepLine is one line of a grep result.
+type GrepLine struct {
+	// Path relative to the working directory.
+	Path string `json:"path"`
+	// 1-based line number.
+	Line int `json:"line"`
+	// The line without its terminator; a line over 4096 characters is cut there and ends in
+	// " [... omitted end of long line]".
+	Text string `json:"text"`
+	// True for a context line, false for a matching one.
+	Context bool `json:"context,omitempty"`
+}
+
 // CreateDirectoryArgs are the arguments of create_directory.
 type CreateDirectoryArgs struct {
 	// Directory to create, with any missing parents.
