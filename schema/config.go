@@ -9,7 +9,8 @@ type Config struct {
 	// Absolute path of the directory every tool is confined to (a relative path is taken from the
 	// server's working directory, or from the host's root when the host fixed the policy, which
 	// then only accepts a directory inside its root). Symlinks in it are resolved once, at
-	// initialize.
+	// initialize. In the host's --config file (and --root) "~", "~user" and $VAR expand; sent in
+	// initialize it is taken literally.
 	RootDir string `json:"root_dir,omitempty"`
 	// Base directory for relative paths, relative to the root. Default ".". Must stay inside the root.
 	Cwd string `json:"cwd,omitempty"`
