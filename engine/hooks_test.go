@@ -22,7 +22,6 @@ func sh(pattern, script string) schema.PostEditHook {
 	return schema.PostEditHook{Path: pattern, Cmd: []string{"sh", "-c", script, "sh", "${file}"}}
 }
 
-
 // A hostile file name reaches the hook as one argument, "./" prefixed: no command in the name
 // runs, and "-rf.go" is not taken as an option (cat would refuse "-rf.go" as one).
 func TestPostEditHostileNames(t *testing.T) {

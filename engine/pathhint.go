@@ -65,4 +65,3 @@ func isTildePath(p string) bool {
 	}
 	return true
 }
-
