@@ -73,23 +73,16 @@ func (e *PolicyError) Error() string { return e.Msg }
 //
 //   - root_dir: passed on; engine.New requires it to resolve inside the host's root (taken from
 //     it when relative) and opens it through the host's root;
-//
 //   - cwd: the client's when set; else the host's, unless the client moved the root (the host's
 //     cwd is relative to the host's root), in which case the new root itself;
-//
 //   - allowed_patterns, denied_patterns, protected_patterns, permissions: the client's, as a
 //     layer of their own over the host's (so client allow rules cannot shadow a host deny, and a
 //     client allow list is ANDed with the host's); an empty denied or protected list, which would
 //     clear the host's, is refused while the host's list is non-empty;
-//
 //   - every limit of schema.Limits: at most the host's (its default when the host set none);
-//
 //   - tools: a subset of the tools the host enables (read_only applied); omitted, the host's;
-//
 //   - read_only: on when either is on;
-//
-//   - content_hashes: either way; hashes guard the client's own edits and widen no access.
-//
+//   - content_hashes: either way; hashes guard the client's own edits and widen no access;
 //   - post_edit, post_edit_timeout: refused (refuseHostOnly); the engine takes the hooks from
 //     the host's layer.
 //
