@@ -90,13 +90,28 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		return nil, cerr
 	}
 	h := contentHash(updated)
-	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated, Replacements: count})
+	after := e.runPostEdit(c, r.rel, h, "edit")
+	if after != nil && after.changed {
+		// The event shows the change as it stands after the hooks.
+		h = after.hash
+		switch {
+		case h == absentHash:
+			diff, truncated = textdiff.HeadersOnly(r.rel), true
+		case after.whole:
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(after.content))
+		default:
+			diff, truncated = textdiff.HeadersOnly(r.rel), true
+		}
+	}
+	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),
+		Diff: diff, Truncated: truncated, Replacements: count})
 	res.Replacements = count
 	res.Text = fmt.Sprintf("Edited %s.", a.Path)
-	if e.hashes {
+	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
 	}
+	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil
 }
 

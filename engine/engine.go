@@ -35,6 +35,9 @@ type Engine struct {
 	maxFindResults   int
 	maxOutputChars   int
 
+	postEdit   []postEditHook // the host's post_edit hooks (hooks.go)
+	hookPrefix string         // the session root relative to the hooks' root, "" or ending in "/"
+
 	locks pathLocks   // per resolved path, for writes and edits
 	temps tempSweeper // directories whose stale temporary files were swept
 }
@@ -105,6 +108,18 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, perr
 	}
 	e.policies = []*accessPolicy{session}
+	// Hooks run host commands: they come from the host's layer only (the server refuses them
+	// in a client's initialize); without a host layer, cfg is the host's.
+	hookSrc := &cfg
+	if opts.Host != nil {
+		hookSrc = opts.Host
+		if hostRel != "." && hostRel != "" {
+			e.hookPrefix = filepath.ToSlash(hostRel) + "/"
+		}
+	}
+	if e.postEdit, perr = compileHooks(hookSrc); perr != nil {
+		return nil, perr
+	}
 	if opts.Host != nil {
 		prefix := filepath.ToSlash(hostRel)
 		if prefix == "." {

@@ -105,15 +105,20 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		return nil, cerr
 	}
 	h := contentHash(content)
-	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h})
+	after := e.runPostEdit(c, r.rel, h, "write")
+	if after != nil {
+		h = after.hash
+	}
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList()})
 	res.Created = created
 	res.Chars = utf8.RuneCountInString(a.Content)
 	res.Lines = countLines(a.Content)
 	res.Text = fmt.Sprintf("Wrote %d chars (%d lines) to %s.", res.Chars, res.Lines, a.Path)
-	if e.hashes {
+	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
 	}
+	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil
 }
 

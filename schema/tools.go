@@ -80,9 +80,21 @@ type WriteFileResult struct {
 	Chars int `json:"chars"`
 	// Lines written.
 	Lines int `json:"lines"`
-	// Hash of the written content; absent when content hashes are off.
+	// Hash of the file's content after the post_edit hooks (the written content when none ran);
+	// absent when content hashes are off.
 	Hash string `json:"hash,omitempty"`
+	PostEditOutcome
 	ChangeOutcome
+}
+
+// PostEditOutcome reports the post_edit hooks (host configuration) that ran after a change.
+type PostEditOutcome struct {
+	// The hooks that ran, in order; absent when none matched.
+	PostEdit []PostEditRun `json:"post_edit,omitempty"`
+	// The warning lines of the result text: hooks that failed, timed out or did not start, and a
+	// file the hooks removed or replaced with something that is not a regular file. The change
+	// itself stays in place.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ChangeOutcome reports a change the client refused through change_request.
@@ -126,8 +138,9 @@ type EditFileResult struct {
 	Path string `json:"path"`
 	// Number of occurrences replaced (more than the number of edits with replace_all).
 	Replacements int `json:"replacements"`
-	// Hash of the new content; absent when content hashes are off.
+	// Hash of the new content, after the post_edit hooks; absent when content hashes are off.
 	Hash string `json:"hash,omitempty"`
+	PostEditOutcome
 	ChangeOutcome
 }
 
