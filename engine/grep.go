@@ -115,51 +115,62 @@ func cutLong(line []byte) string {
 
 // scanContext scans a whole file (at most maxSearchFileBytes, checked by the caller) for grep
 // with context lines: each match with up to s.context lines before and after, overlapping
-// windows merged, every line once. Binary files give nothing.
-func (s *searcher) scanContext(f io.Reader, size int64, o *searchOut, live func() bool) error {
-	buf, err := io.ReadAll(io.LimitReader(f, size))
-	if err != nil {
+// windows merged, every line once. The file is read once into a per-worker buffer; the line
+// scanner (with its literal prefilter) finds the matching lines, and only a file with matches is
+// split into lines. Binary files give nothing.
+func (s *searcher) scanContext(st *scanState, f io.Reader, size int64, o *searchOut, live func() bool) error {
+	if int64(cap(st.whole)) < size {
+		st.whole = make([]byte, size)
+	}
+	buf := st.whole[:size]
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
 		return err
 	}
-	if hasNUL(buf[:min(len(buf), binarySniffBytes)]) {
-		return nil
-	}
-	lines := bytes.SplitAfter(buf, newline)
-	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
-		lines = lines[:n-1]
-	}
-	text := func(i int) []byte {
-		l := bytes.TrimSuffix(lines[i], newline)
-		return bytes.TrimSuffix(l, []byte{'\r'})
-	}
-	emit := func(i int, ctx bool) bool {
-		o.ctx = append(o.ctx, ctx)
-		return s.keep(o, i+1, text(i))
-	}
-	last, after := -1, 0 // last line emitted; context lines still owed after a match
-	for i := range lines {
-		if i%1024 == 0 && !live() {
-			return nil
+	buf = buf[:n]
+	defer func() {
+		if cap(st.whole) > 4*searchChunk {
+			st.whole = nil // one large file grew it; do not keep megabytes per worker
 		}
-		if s.m.re.Match(text(i)) {
-			for j := max(i-s.context, last+1); j < i; j++ {
-				if !emit(j, true) {
-					return nil
-				}
-			}
-			if !emit(i, false) {
+	}()
+	var hits []int
+	binary, err := s.m.scan(st, bytes.NewReader(buf), int64(len(buf)), func(line int, _ []byte) bool {
+		hits = append(hits, line)
+		return len(hits) <= s.limit && live()
+	})
+	if err != nil || binary || len(hits) == 0 {
+		return err
+	}
+	// Lines wanted: the windows around the hits, merged, in order.
+	next := 0 // index into hits of the next match
+	line := 1 // 1-based number of the line at off
+	off := 0  // start of the current line in buf
+	last := 0 // last line emitted
+	for off < len(buf) && next < len(hits) || off < len(buf) && line <= last+s.context && last > 0 {
+		end := bytes.IndexByte(buf[off:], '\n')
+		var text []byte
+		if end < 0 {
+			text, end = buf[off:], len(buf)
+		} else {
+			text, end = buf[off:off+end], off+end+1
+		}
+		text = bytes.TrimSuffix(text, []byte{'\r'})
+		isHit := next < len(hits) && hits[next] == line
+		inWindow := next < len(hits) && line >= hits[next]-s.context || last > 0 && line <= last+s.context
+		if isHit {
+			next++
+		}
+		if isHit || inWindow {
+			o.ctx = append(o.ctx, !isHit)
+			if !s.keep(o, line, text) {
 				return nil
 			}
-			last, after = i, s.context
-			continue
-		}
-		if after > 0 {
-			after--
-			if !emit(i, true) {
-				return nil
+			if isHit {
+				last = line
 			}
-			last = i
 		}
+		off = end
+		line++
 	}
 	return nil
 }

@@ -331,7 +331,7 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 	}
 	var err error
 	if s.context > 0 {
-		err = s.scanContext(f, size, o, func() bool { return ctx.Err() == nil })
+		err = s.scanContext(st, f, size, o, func() bool { return ctx.Err() == nil })
 	} else {
 		_, err = s.m.scan(st, f, size, func(line int, text []byte) bool {
 			return s.keep(o, line, text) && ctx.Err() == nil
@@ -385,7 +385,7 @@ func (s *searcher) searchOne(r *resolved) *Error {
 		var st scanState
 		var serr error
 		if s.context > 0 {
-			serr = s.scanContext(f, fi.Size(), o, func() bool { return s.c.ctx.Err() == nil })
+			serr = s.scanContext(&st, f, fi.Size(), o, func() bool { return s.c.ctx.Err() == nil })
 		} else {
 			_, serr = s.m.scan(&st, f, fi.Size(), func(line int, text []byte) bool {
 				return s.keep(o, line, text) && s.c.ctx.Err() == nil
