@@ -297,6 +297,9 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 				if reason, ok := m["reason"].(string); ok {
 					reply["reason"] = reason
 				}
+				if content, ok := m["content"].(string); ok {
+					reply["content"] = content
+				}
 			}
 		}
 		if err := s.send(reply); err != nil {

@@ -654,6 +654,9 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 		if a.Reason != "" {
 			res["reason"] = a.Reason
 		}
+		if a.Content != nil {
+			res["content"] = *a.Content
+		}
 		return res, nil
 	}
 }

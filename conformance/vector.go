@@ -147,6 +147,8 @@ type Step struct {
 type Answer struct {
 	Approve bool   `json:"approve"`
 	Reason  string `json:"reason,omitempty"`
+	// Content approves with the reviewer's own content (write and edit only).
+	Content *string `json:"content,omitempty"`
 	// Error answers with a JSON-RPC error instead of a result.
 	Error *RPCError `json:"error,omitempty"`
 	// FS is performed before answering (a change racing the approval).

@@ -24,17 +24,22 @@ const defaultCancelReason = "cancelled by a listener"
 
 // announcement is the outcome of asking the client about a change.
 type announcement struct {
-	asked     bool   // a change request was sent and approved
-	cancelled bool   // the client refused
-	reason    string // the client's reason, for a refusal
+	asked     bool    // a change request was sent and approved
+	cancelled bool    // the client refused
+	reason    string  // the client's reason, for a refusal
+	content   *string // the reviewer's replacement content, for "write" and "edit"
 }
+
+// reviewerNote ends the result of a change the reviewer approved with content of its own, so
+// the model knows the file does not hold what it proposed.
+const reviewerNote = "[The reviewer modified this change before it was applied: read the file to see what it now holds.]"
 
 // announce sends the change request of one change when the call must ask: always when the client
 // offered change requests (reason "listener"), and when an interrupt permission rule matched
 // (reason "permission_rule", which wins over "listener"). Without a ChangeRequest hook an
 // interrupt rule is a denial (permission_denied). A hook error is change_request_failed (fatal).
 func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *schema.PermissionRule) (announcement, *Error) {
-	if c.hooks.ChangeRequest == nil {
+	if !c.hooks.asks() {
 		if rule != nil {
 			return announcement{}, errorf(c.tool, rel, kindPermissionDenied,
 				"Path '%s' needs the client's approval (an interrupt permission rule matches), but the client cannot be asked.", rel)
@@ -48,10 +53,22 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	if rule != nil {
 		req.Reason, req.Rule = "permission_rule", rule
 	}
-	approve, reason, err := c.hooks.ChangeRequest(c.ctx, req)
+	var answer schema.ChangeRequestResult
+	var err error
+	if c.hooks.Review != nil {
+		answer, err = c.hooks.Review(c.ctx, req)
+	} else {
+		answer.Approve, answer.Reason, err = c.hooks.ChangeRequest(c.ctx, req)
+	}
 	if err != nil {
 		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed,
 			Msg: "The change request failed, so nothing was changed.", Err: err}
+	}
+	approve, reason := answer.Approve, answer.Reason
+	if answer.Content != nil && (op != "write" && op != "edit" || !approve) {
+		// A client bug, not the model's: refuse the whole change rather than guess.
+		return announcement{}, errorf(c.tool, rel, kindChangeRequestFailed,
+			"The reviewer answered a %s change with replacement content, which only approving a write or an edit may carry. Nothing was changed.", op)
 	}
 	if !approve {
 		if reason == "" {
@@ -59,7 +76,7 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 		}
 		return announcement{cancelled: true, reason: reason}, nil
 	}
-	return announcement{asked: true}, nil
+	return announcement{asked: true, content: answer.Content}, nil
 }
 
 // refused returns the result text and outcome of a change the client refused: verb is

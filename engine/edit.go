@@ -38,7 +38,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	unlock := e.lockChange(r)
 	defer unlock()
 	locked := r.rel
-	asks := c.hooks.ChangeRequest != nil || rule != nil
+	asks := c.hooks.asks() || rule != nil
 	var held *dirLock
 	if !asks && r.exists {
 		// Nobody is asked, so the read the edit is based on and its commit are one turn under
@@ -80,6 +80,15 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
 			return res, nil
 		}
+		if ann.content != nil && *ann.content != string(updated) {
+			if strings.IndexByte(*ann.content, 0) >= 0 {
+				return nil, errorf(c.tool, r.rel, kindChangeRequestFailed,
+					"The reviewer's replacement content is binary (it has a NUL byte); edit_file only writes text. Nothing was changed.")
+			}
+			updated = []byte(*ann.content)
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
+			res.ModifiedByReviewer = true
+		}
 	}
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked, held: held}); cerr != nil {
 		if cerr.Kind == kindStaleHash && expected == "" {
@@ -104,12 +113,15 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 	}
 	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),
-		Diff: diff, Truncated: truncated, Replacements: count})
+		Diff: diff, Truncated: truncated, Replacements: count, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Replacements = count
 	res.Text = fmt.Sprintf("Edited %s.", a.Path)
 	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
+	}
+	if res.ModifiedByReviewer {
+		res.Text += "\n" + reviewerNote
 	}
 	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil

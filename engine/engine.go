@@ -243,7 +243,14 @@ type Hooks struct {
 	// permission rule covers, which fail with permission_denied. An error aborts the call with
 	// change_request_failed and nothing applied.
 	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (approve bool, reason string, err error)
+	// Review is ChangeRequest with the client's whole answer, so a reviewer may approve with
+	// content of its own (schema.ChangeRequestResult.Content). When set it is asked instead of
+	// ChangeRequest.
+	Review func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error)
 }
+
+// asks reports whether the client can be asked about changes.
+func (h *Hooks) asks() bool { return h.ChangeRequest != nil || h.Review != nil }
 
 // call is the state of one tool call, passed to every tool handler.
 type call struct {

@@ -41,7 +41,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if err := e.writableTarget(c.tool, r); err != nil {
 		return nil, err
 	}
-	needAsk := c.hooks.ChangeRequest != nil || rule != nil
+	needAsk := c.hooks.asks() || rule != nil
 	var held *dirLock
 	if !needAsk {
 		// Nobody is asked: the expected_hash check and the commit are one turn under the
@@ -98,6 +98,10 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 			res.Text, res.ChangeOutcome = ann.refused(r.rel, "written")
 			return res, nil
 		}
+		if ann.content != nil && *ann.content != a.Content {
+			a.Content = *ann.content
+			res.ModifiedByReviewer = true
+		}
 	}
 	content := []byte(a.Content)
 	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true, locked: locked, held: held})
@@ -109,7 +113,8 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if after != nil {
 		h = after.hash
 	}
-	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList()})
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList(),
+		ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Created = created
 	res.Chars = utf8.RuneCountInString(a.Content)
 	res.Lines = countLines(a.Content)
@@ -117,6 +122,9 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
+	}
+	if res.ModifiedByReviewer {
+		res.Text += "\n" + reviewerNote
 	}
 	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil

@@ -48,6 +48,8 @@ type FileWrittenEvent struct {
 	ContentHash string `json:"content_hash"`
 	// The post_edit hooks that ran after the write; absent when none matched.
 	PostEdit []PostEditRun `json:"post_edit,omitempty"`
+	// True when the reviewer replaced the content before it was written.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // FileEditedEvent: edit_file changed a file; sent after the bytes landed.
@@ -64,6 +66,9 @@ type FileEditedEvent struct {
 	Truncated bool `json:"truncated"`
 	// Occurrences replaced (more than the edits given with replace_all).
 	Replacements int `json:"replacements"`
+	// True when the reviewer replaced the edited content before it was written; diff then shows
+	// the reviewer's content.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // DirectoryCreatedEvent: create_directory created a directory (not sent when it already existed).

@@ -76,4 +76,10 @@ type ChangeRequestResult struct {
 	Approve bool `json:"approve"`
 	// Why the change was refused; shown to the model.
 	Reason string `json:"reason,omitempty"`
+	// Approve with an edit (deepagents' "edit" decision): the file's whole new content, written
+	// instead of what the model proposed. Only for the operations "write" and "edit", and only
+	// with approve: true; the server checks it as it checked the model's change (the same path,
+	// text only for "edit", the file unchanged since the request) and the result and event say
+	// modified_by_reviewer. Omitted: the change as proposed.
+	Content *string `json:"content,omitempty"`
 }

@@ -103,6 +103,9 @@ type ChangeOutcome struct {
 	Cancelled bool `json:"cancelled,omitempty"`
 	// The client's reason for refusing.
 	CancelReason string `json:"cancel_reason,omitempty"`
+	// True when the reviewer approved the change with content of its own (write_file and
+	// edit_file), which is what was written.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // EditFileArgs are the arguments of edit_file: either old_text and new_text, or replacements.

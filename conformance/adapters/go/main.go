@@ -72,9 +72,10 @@ type op struct {
 	Tool           string          `json:"tool"`
 	Arguments      json.RawMessage `json:"arguments"`
 	// The runner's answer to a change request (op "answer"): Error set fails the callback.
-	Approve bool   `json:"approve"`
-	Reason  string `json:"reason"`
-	Error   string `json:"error"`
+	Approve bool    `json:"approve"`
+	Reason  string  `json:"reason"`
+	Content *string `json:"content"` // approve with the reviewer's content
+	Error   string  `json:"error"`
 }
 
 // adapter holds the session, the runner's pipes and the events of the current call.
@@ -254,6 +255,8 @@ func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequ
 		return errors.New(ans.Error)
 	case !ans.Approve:
 		return req.Cancel(ans.Reason)
+	case ans.Content != nil:
+		return req.ApproveWith(*ans.Content)
 	}
 	return nil
 }

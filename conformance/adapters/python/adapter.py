@@ -87,6 +87,8 @@ class Adapter:
         if answer.get("approve") is not True:
             reason = answer.get("reason")
             request.cancel(reason if isinstance(reason, str) else None)
+        elif isinstance(answer.get("content"), str):
+            request.approve_with(answer["content"])
 
     def start(self, op: dict[str, Any]) -> Answer:
         if self.client is not None:

@@ -45,7 +45,8 @@ type Options struct {
 	// a goroutine if needed.
 	OnEvent func(Event)
 	// OnChangeRequest is asked before a change touches disk (capabilities.change_requests is
-	// requested only when it is set). Return nil to approve, req.Cancel(reason) to refuse (the call
+	// requested only when it is set). Return nil to approve, req.ApproveWith(content) to approve a
+	// write or edit with content of the reviewer's own, req.Cancel(reason) to refuse (the call
 	// then returns a normal result with Cancelled set), or any other error to fail: the server
 	// then aborts the call with a fatal change_request_failed error. It runs on its own goroutine
 	// and may call the client; ctx is cancelled when the client closes.
@@ -71,6 +72,22 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return "fsboxclient: change refused: " + e.Reason }
+
+// ApproveWith returns the answer that approves a write or an edit with content as the file's
+// whole new content instead of what the model proposed: return req.ApproveWith("…") from
+// OnChangeRequest. The server checks it like the model's change; the result and event say
+// modified_by_reviewer. Other operations fail the call (change_request_failed).
+func (r *ChangeRequest) ApproveWith(content string) error { return &EditedApproval{Content: content} }
+
+// EditedApproval is an approval with the reviewer's content; OnChangeRequest returns it through
+// ChangeRequest.ApproveWith.
+type EditedApproval struct {
+	Content string
+}
+
+func (e *EditedApproval) Error() string {
+	return "fsboxclient: change approved with the reviewer's content"
+}
 
 // Error is a failure the server reported: a tool error (Kind set, from the error's data) or a
 // protocol error (Kind empty). Compare kinds, never messages:

@@ -234,9 +234,12 @@ func (c *Client) serve(m message) {
 	}
 	err := c.opts.OnChangeRequest(c.callbacks, &req)
 	var refused *RefusedError
+	var edited *EditedApproval
 	switch {
 	case err == nil:
 		c.respond(m.ID, ChangeRequestResult{Approve: true}, nil)
+	case errors.As(err, &edited):
+		c.respond(m.ID, ChangeRequestResult{Approve: true, Content: new(edited.Content)}, nil)
 	case errors.As(err, &refused):
 		answer := ChangeRequestResult{Approve: false}
 		if refused.Reason != "" {

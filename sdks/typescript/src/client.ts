@@ -29,6 +29,12 @@ import type {
 export type ChangeRequest = FileChangeRequest & {
   /** cancel refuses the change; reason is shown to the model. The disk stays untouched. */
   cancel(reason?: string): void;
+  /**
+   * approveWith approves a write or an edit with content as the file's whole new content (the
+   * reviewer's edit). The server checks it like the model's change; the result and event say
+   * modified_by_reviewer. For other operations the call fails with change_request_failed.
+   */
+  approveWith(content: string): void;
 };
 
 /** The result of a tool called by a name this SDK does not know: text plus whatever else came. */
@@ -240,6 +246,11 @@ async function answerServerRequest(
   Object.defineProperty(request, "cancel", {
     value: (reason?: string): void => {
       answer = reason === undefined ? { approve: false } : { approve: false, reason };
+    },
+  });
+  Object.defineProperty(request, "approveWith", {
+    value: (content: string): void => {
+      answer = { approve: true, content };
     },
   });
   await onChangeRequest(request);

@@ -37,6 +37,7 @@ interface AnswerOp {
   op?: unknown;
   approve?: boolean;
   reason?: string;
+  content?: string;
   error?: string;
 }
 
@@ -102,7 +103,10 @@ async function askRunner(request: object): Promise<ChangeRequestResult> {
   if (typeof answer.error === "string" && answer.error !== "") {
     throw new Error(answer.error);
   }
-  return answer.approve === true ? { approve: true } : { approve: false, ...(answer.reason !== undefined && { reason: answer.reason }) };
+  if (answer.approve === true) {
+    return typeof answer.content === "string" ? { approve: true, content: answer.content } : { approve: true };
+  }
+  return { approve: false, ...(answer.reason !== undefined && { reason: answer.reason }) };
 }
 
 function errorJSON(err: unknown): object {
@@ -142,6 +146,8 @@ async function start(op: StartOp): Promise<object> {
         const answer = await askRunner(request);
         if (!answer.approve) {
           request.cancel(answer.reason);
+        } else if (answer.content !== undefined) {
+          request.approveWith(answer.content);
         }
       },
     }),

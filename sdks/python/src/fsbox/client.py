@@ -67,6 +67,15 @@ class ChangeRequest(FileChangeRequest):
     cancel_reason: str | None = None
     """The reason given to cancel; shown to the model."""
 
+    replacement: str | None = None
+    """Content given to approve_with: written instead of what the model proposed."""
+
+    def approve_with(self, content: str) -> None:
+        """Approve a write or an edit with ``content`` as the file's whole new content (the
+        reviewer's edit). The server checks it like the model's change; the result and event say
+        ``modified_by_reviewer``. For other operations the call fails with change_request_failed."""
+        self.replacement = content
+
     def cancel(self, reason: str | None = None) -> None:
         """Refuse the change. A later cancel without a reason keeps the earlier reason."""
         self.cancelled = True
@@ -76,7 +85,9 @@ class ChangeRequest(FileChangeRequest):
     def answer(self) -> dict[str, Any]:
         """The change_request result this request's state stands for."""
         return ChangeRequestResult(
-            approve=not self.cancelled, reason=self.cancel_reason if self.cancelled else None
+            approve=not self.cancelled,
+            reason=self.cancel_reason if self.cancelled else None,
+            content=self.replacement if not self.cancelled else None,
         ).to_wire()
 
 
