@@ -79,15 +79,8 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 		s.filter.unignore = files.unignore
 		s.dirExclude = files.dirExcluded
 	}
-	if dir == nil {
-		if err := s.searchOne(r); err != nil {
-			return nil, err
-		}
-	} else {
-		s.run(dir)
-		if err := c.ctx.Err(); err != nil {
-			return nil, cancelled(c.tool, err)
-		}
+	if err := s.search(r, dir); err != nil {
+		return nil, err
 	}
 	sr := s.result()
 	res := &schema.GrepResult{Text: sr.Text, Lines: make([]schema.GrepLine, len(sr.Matches)), Truncated: sr.Truncated, Hidden: sr.Hidden}

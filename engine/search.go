@@ -59,15 +59,8 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 	if werr != nil {
 		return nil, werr
 	}
-	if dir == nil {
-		if err := s.searchOne(r); err != nil {
-			return nil, err
-		}
-	} else {
-		s.run(dir)
-		if err := c.ctx.Err(); err != nil {
-			return nil, cancelled(c.tool, err)
-		}
+	if err := s.search(r, dir); err != nil {
+		return nil, err
 	}
 	res := s.result()
 	c.emit(&schema.FilesSearchedEvent{
@@ -356,6 +349,18 @@ func (s *searcher) open(j *searchJob) (entryFile, int64, bool) {
 		return openResolved(s.e, j.link.rel, j.link.info)
 	}
 	return j.dir.h.openEntry(j.name, s.filter.filters)
+}
+
+// search searches the walk root dir, or the single file r when dir is nil (the path named a file).
+func (s *searcher) search(r *resolved, dir *walkDir) *Error {
+	if dir == nil {
+		return s.searchOne(r)
+	}
+	s.run(dir)
+	if err := s.c.ctx.Err(); err != nil {
+		return cancelled(s.c.tool, err)
+	}
+	return nil
 }
 
 // searchOne searches the single file r (the search path named a file).
