@@ -10,7 +10,8 @@ import (
 	"testing"
 )
 
-// fsboxEnv is fsbox with extra environment variables.
+// fsboxEnv runs the binary with stdin and extra environment variables (nil: none) and returns
+// what it printed and its exit code.
 func fsboxEnv(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(fsboxBin, args...)
