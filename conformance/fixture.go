@@ -184,6 +184,8 @@ func (f *Fixture) Apply(ops []FSOp) error {
 			dir = f.Outside
 		case "elsewhere":
 			dir = f.Elsewhere
+		case "mounted":
+			dir = f.Mounted
 		}
 		p, err := within(dir, op.Path)
 		if err != nil {

@@ -103,7 +103,8 @@ type Entry struct {
 
 // FSOp is a change the runner makes to the disk itself, between steps or while a change request
 // is pending. Op is "create" (an Entry, replacing what is there), "delete", "rename" (to To) or
-// "chmod" (Mode). In "outside" addresses the prefix sibling tree, "elsewhere" the unrelated one.
+// "chmod" (Mode). In "outside" addresses the prefix sibling tree, "elsewhere" the unrelated one,
+// "mounted" the mounted tree (Vector.Mounted).
 type FSOp struct {
 	Op string `json:"op"`
 	Entry
