@@ -19,6 +19,7 @@ import (
 type Engine struct {
 	cfg          schema.Config
 	root         *os.Root   // opened once in New; every I/O goes through it
+	top          *os.File   // the root directory itself, opened once through root: descriptor walks start from it
 	rootDir      string     // resolved absolute root
 	rootPrefixes [][]string // components of rootDir and of the root as configured, for absolute paths
 	cwd          string     // root-relative, "." by default
@@ -135,6 +136,11 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	} else {
 		e.root, err = os.OpenRoot(real)
 	}
+	if err == nil {
+		if e.top, err = openTop(e.root); err != nil {
+			e.root.Close()
+		}
+	}
 	if err != nil {
 		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
 	}
@@ -246,6 +252,7 @@ func (e *Engine) ContentHashes() bool { return e.hashes }
 // Close releases the root. Calls in flight may fail afterwards.
 func (e *Engine) Close() error {
 	e.mounts.close()
+	e.top.Close()
 	return e.root.Close()
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"hash"
 	"io/fs"
-	"os"
 	"strings"
 	"syscall"
 )
@@ -20,23 +19,24 @@ const binarySniffBytes = 8192
 const hashHexDigits = 12
 
 // openRegular opens the regular file r names for reading and verifies, on the open descriptor,
-// that it is a regular file and the very file resolve saw (os.SameFile of fstat and the resolved
+// that it is a regular file and the very file resolve saw (same device and inode as the resolved
 // Lstat), so a component swapped after the check can neither block the call nor redirect it to a
 // different (say, denied) file in the root. Errors: not_found, not_a_file (a directory),
-// not_regular_file, changed_during_request, and the OS kinds.
-func (e *Engine) openRegular(op string, r *resolved) (*os.File, fs.FileInfo, *Error) {
+// not_regular_file, changed_during_request, and the OS kinds. On Linux the open is a descriptor
+// walk (openFileAt) with plain read(2) on the result: no runtime poller registration.
+func (e *Engine) openRegular(op string, r *resolved) (entryFile, fs.FileInfo, *Error) {
 	if err := e.wantRegular(op, r); err != nil {
 		return nil, nil, err
 	}
-	root, sub, _ := e.rootFor(r.rel)
-	f, err := root.OpenFile(sub, openFlagsRead, 0)
+	f, fi, err := e.openFileAt(r.rel)
 	if err != nil {
+		if err == errDirSwapped {
+			return nil, nil, errChanged(op, r)
+		}
+		if err == errRootGone {
+			return nil, nil, errorf(op, "", kindNotFound, "The root directory no longer exists.")
+		}
 		return nil, nil, e.openError(op, r, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, osError(op, r.rel, r.spelling, err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
@@ -56,7 +56,7 @@ const maxReopens = 3
 // (another write_file): when the opened file is not the one resolved, the spelling is resolved
 // and checked again (same resolved path required) and the open retried, so a reader sees the new
 // content instead of an error. It returns the resolution the file matches.
-func (e *Engine) openStable(op string, r *resolved, a access) (*resolved, *os.File, fs.FileInfo, *Error) {
+func (e *Engine) openStable(op string, r *resolved, a access) (*resolved, entryFile, fs.FileInfo, *Error) {
 	for i := 0; ; i++ {
 		f, fi, err := e.openRegular(op, r)
 		if err == nil || err.Kind != kindChanged || i == maxReopens {
@@ -84,33 +84,6 @@ func (e *Engine) wantRegular(op string, r *resolved) *Error {
 		return errNotRegular(op, r)
 	}
 	return nil
-}
-
-// openDir opens the directory r names for reading its entries and verifies on the descriptor that
-// it is the directory resolve saw. Errors: not_found, not_a_directory, changed_during_request and
-// the OS kinds. Walkers use it for every directory they list.
-func (e *Engine) openDir(op string, r *resolved) (*os.File, *Error) {
-	if !r.exists {
-		return nil, errorf(op, r.rel, kindNotFound, "Path not found: %s", r.spelling)
-	}
-	if !r.info.IsDir() {
-		return nil, errorf(op, r.rel, kindNotADirectory, "Not a directory: %s", r.spelling)
-	}
-	root, sub, _ := e.rootFor(r.rel)
-	f, err := root.OpenFile(sub, openFlagsDir, 0)
-	if err != nil {
-		return nil, e.openError(op, r, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, osError(op, r.rel, r.spelling, err)
-	}
-	if !fi.IsDir() || !sameFile(fi, r.info) {
-		f.Close()
-		return nil, errChanged(op, r)
-	}
-	return f, nil
 }
 
 // openError maps an error of opening r: a swap the os.Root refused, or a path that vanished or

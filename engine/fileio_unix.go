@@ -10,11 +10,8 @@ import (
 
 // openFlagsRead opens for reading without ever blocking (a FIFO swapped in after the check opens
 // at once and is refused by fstat) and without following a final symlink itself (os.Root follows
-// in-root links, which the identity checks of openRegular and openDir catch).
+// in-root links, which the identity checks of openRegular catch).
 const openFlagsRead = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-
-// openFlagsDir is openFlagsRead for a directory: the open fails on anything else.
-const openFlagsDir = openFlagsRead | syscall.O_DIRECTORY
 
 // sameInode compares two FileInfos by device and inode when both carry a stat buffer (os's own
 // and the descriptor walk's fstatat results do); ok is false otherwise.

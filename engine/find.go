@@ -332,7 +332,7 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 	isDir := d.IsDir()
 	if d.Type()&fs.ModeSymlink != 0 {
 		res, err := f.e.resolveRel("", r.rel)
-		if err != nil || !res.exists || !statResolved(f.e, res.rel, res.info) {
+		if err != nil || !res.exists || !confirmResolved(f.e, res.rel, res.info) {
 			return nil // dangling, looping, leading outside, or changed meanwhile: not shown
 		}
 		r.rel, r.info = res.rel, res.info

@@ -45,6 +45,7 @@ type mount struct {
 	prefixes [][]string // components of the mounted directory, resolved and as configured
 	dir      string     // resolved host directory: for hooks, never shown to the model
 	root     *os.Root
+	top      *os.File // the mounted directory itself, opened once through root
 	readOnly bool
 }
 
@@ -230,6 +231,7 @@ func (t *mountTable) close() {
 		return
 	}
 	for _, m := range t.list {
+		m.top.Close()
 		m.root.Close()
 	}
 }
@@ -295,10 +297,16 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 			return fail(configError("%s.path %s exists in the root and is not a directory", field, pyRepr(sm.Path)))
 		}
 		root, err := os.OpenRoot(real)
+		var top *os.File
+		if err == nil {
+			if top, err = openTop(root); err != nil {
+				root.Close()
+			}
+		}
 		if err != nil {
 			return fail(configError("%s.dir cannot be opened", field))
 		}
-		m := &mount{path: rel, comps: comps, dir: real, root: root, readOnly: sm.ReadOnly,
+		m := &mount{path: rel, comps: comps, dir: real, root: root, top: top, readOnly: sm.ReadOnly,
 			prefixes: [][]string{splitPath(real)}}
 		if abs != real {
 			m.prefixes = append(m.prefixes, splitPath(abs))
@@ -323,4 +331,10 @@ func renameGuard(from dirHandle, oldname string, to dirHandle, newname string) e
 		return err
 	}
 	return to.mnt.changeErr(newname)
+}
+
+// openTop opens the directory of root itself, once: the descriptor walks start from a duplicate
+// of it (rootHandle).
+func openTop(root *os.Root) (*os.File, error) {
+	return root.OpenFile(".", os.O_RDONLY|syscall.O_CLOEXEC, 0)
 }

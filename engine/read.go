@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -236,7 +235,7 @@ func (s *scanResult) used(lines []renderedLine) int {
 // readChunkBytes), not by the file.
 //
 // sizeHint (the file's size from fstat) only sizes the read buffer: small files get a small one.
-func (e *Engine) scan(ctx context.Context, f *os.File, sizeHint int64, w scanWindow) (*scanResult, error) {
+func (e *Engine) scan(ctx context.Context, f io.Reader, sizeHint int64, w scanWindow) (*scanResult, error) {
 	h := newHash()
 	cr := &countingReader{r: f, h: h}
 	res := &scanResult{}

@@ -48,8 +48,8 @@ type resolved struct {
 //  7. a spelling or resolved path over maxPathBytes, or over maxPathComponents components after
 //     cwd is joined and symlinks are expanded, is path_too_long.
 //
-// The result names no symlink at the time of the check, and its FileInfo is confirmed by a
-// descriptor walk that follows no symlink (statResolved). Later I/O goes through the os.Root, so a
+// The result names no symlink at the time of the check, and its FileInfo comes from a descriptor
+// walk that follows no symlink (confirmResolved where the handles are not descriptors). Later I/O goes through the os.Root, so a
 // component swapped for a symlink afterwards still cannot lead out of the root, and the openers
 // (openRegular, openParent) verify they reached the file resolve saw.
 func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
@@ -75,19 +75,20 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	} else {
 		comps = append(splitPath(e.cwd), splitPath(spelling)...)
 	}
-	// walkComponents Lstats each prefix through the os.Root, which follows a component swapped
-	// for an in-root symlink meanwhile; its FileInfo could then describe a file nobody checked
-	// (a denied one). Confirm it by descriptor, one O_NOFOLLOW component at a time, so every
-	// identity check downstream compares against the file that really is at r.rel. A file
-	// replaced by a concurrent atomic write (a new inode under the same name) also fails the
-	// confirmation, so the walk is retried a few times before the call gives up.
+	// Where the directory handles are os.Roots (not Linux), walkComponents' Lstats follow a
+	// component swapped for an in-root symlink meanwhile; its FileInfo could then describe a
+	// file nobody checked (a denied one). There it is confirmed by descriptor (confirmResolved),
+	// so every identity check downstream compares against the file that really is at r.rel, and
+	// a file replaced by a concurrent atomic write (a new inode under the same name) fails the
+	// confirmation, so the walk is retried a few times before the call gives up. On Linux the
+	// walk itself is that descriptor walk, so there is nothing to confirm.
 	var r *resolved
 	for attempt := 0; ; attempt++ {
 		var err *Error
 		if r, err = e.walkComponents(op, spelling, comps); err != nil {
 			return nil, err
 		}
-		if !r.exists || statResolved(e, r.rel, r.info) {
+		if !r.exists || confirmResolved(e, r.rel, r.info) {
 			break
 		}
 		if attempt == maxReopens {

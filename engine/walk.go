@@ -254,7 +254,7 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 	if ent.mode&fs.ModeSymlink != 0 {
 		ent.link = true
 		res, err := f.e.resolveRel("", ent.rel)
-		if err != nil || !res.exists || !statResolved(f.e, res.rel, res.info) {
+		if err != nil || !res.exists || !confirmResolved(f.e, res.rel, res.info) {
 			return walkEntry{}, false
 		}
 		res.spelling, res.lexical = ent.lex, ent.lex

@@ -37,7 +37,7 @@ type dirHandle struct {
 // would be followed by a path open through os.Root, leading the walk into a directory nobody
 // checked. Here a swapped component fails the open (changed_during_request for the caller).
 func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
-	h, err := rootHandle(e.root, e.rootPos())
+	h, err := e.topHandle()
 	if err != nil {
 		return dirHandle{}, err
 	}
@@ -68,29 +68,32 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 	return h, nil
 }
 
-// rootHandle is a handle on the directory of root (the engine's root or a mount's) at pos: a
-// duplicate of the os.Root's descriptor. A root whose directory was deleted is errRootGone.
-func rootHandle(root *os.Root, pos mountPos) (dirHandle, error) {
-	f, err := root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+// topHandle is a handle on the root directory.
+func (e *Engine) topHandle() (dirHandle, error) { return rootHandle(e.top, e.rootPos()) }
+
+// handle is a handle on the mounted directory.
+func (m *mount) handle() (dirHandle, error) { return rootHandle(m.top, mountPos{ro: m.readOnly}) }
+
+// rootHandle is a handle on the directory of top (the engine's root or a mount's, opened once in
+// New) at pos: a fresh open of it relative to its descriptor, made while the os.File holds a
+// reference to that descriptor, so an engine closed meanwhile fails the call instead of opening
+// relative to a reused descriptor number.
+// A root whose directory was deleted is errRootGone.
+func rootHandle(top *os.File, pos mountPos) (dirHandle, error) {
+	rc, err := top.SyscallConn()
 	if err != nil {
-		return dirHandle{}, err
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return dirHandle{}, err
 	}
 	fd := -1
 	var derr error
-	rc.Control(func(s uintptr) {
-		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
-		if errno != 0 {
-			derr = errno
-			return
-		}
-		fd = int(r)
+	// A new open of "." rather than a dup: a duplicate would share the directory offset that
+	// getdents advances, so a second listing would come back empty.
+	cerr := rc.Control(func(s uintptr) {
+		fd, derr = openat(int(s), ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 	})
-	f.Close()
+	if cerr != nil {
+		return dirHandle{}, cerr
+	}
 	if derr != nil {
 		return dirHandle{}, derr
 	}
@@ -110,26 +113,35 @@ func rootHandle(root *os.Root, pos mountPos) (dirHandle, error) {
 	return h, nil
 }
 
-// statResolved lstats the resolved root-relative path rel by descriptor (see openDirHandle) and
-// reports whether it is still want, the FileInfo resolve returned: resolve's own Lstat follows a
-// component swapped for a symlink meanwhile, so its FileInfo may describe a file nobody checked.
-func statResolved(e *Engine, rel string, want fs.FileInfo) bool {
+// confirmResolved reports whether the FileInfo of a resolution still describes the file at rel.
+// Here walkComponents is itself a descriptor walk with O_NOFOLLOW at every component, so its
+// FileInfo came from fstatat on the very parent directory reached: nothing to confirm. Openers
+// still check identity on the descriptor they open.
+func confirmResolved(e *Engine, rel string, want fs.FileInfo) bool { return true }
+
+// openFileAt opens the root-relative rel for reading by descriptor: its directory one O_NOFOLLOW
+// component at a time from the root (openDirHandle), the file itself with O_NOFOLLOW and
+// O_NONBLOCK (a FIFO swapped in opens at once and fails the caller's type check), then fstat.
+func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	dir, name := parentRel(rel)
-	if rel == "." {
-		dir, name = ".", "."
-	}
 	h, err := openDirHandle(e, dir, nil)
 	if err != nil {
-		return false
+		return nil, nil, err
 	}
 	defer h.close()
-	fi, err := h.lstat(name)
-	if err != nil {
-		return false
+	if h.mnt.mountAt(name) != nil {
+		return nil, nil, syscall.EISDIR
 	}
-	a, okA := fi.Sys().(*syscall.Stat_t)
-	b, okB := want.Sys().(*syscall.Stat_t)
-	return okA && okB && a.Dev == b.Dev && a.Ino == b.Ino
+	fd, err := openat(h.fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi := &statInfo{name: name}
+	if err := syscall.Fstat(fd, &fi.st); err != nil {
+		syscall.Close(fd)
+		return nil, nil, err
+	}
+	return rawFile(fd), fi, nil
 }
 
 // openResolved opens the regular file at the resolved root-relative path rel for reading, by
@@ -161,7 +173,7 @@ func (h dirHandle) close() { syscall.Close(h.fd) }
 // directory.
 func (h dirHandle) child(name string) (dirHandle, error) {
 	if m := h.mnt.mountAt(name); m != nil {
-		mh, err := rootHandle(m.root, mountPos{ro: m.readOnly})
+		mh, err := m.handle()
 		if err == errRootGone {
 			err = syscall.ENOENT
 		}

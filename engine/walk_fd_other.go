@@ -131,6 +131,21 @@ func (h dirHandle) openEntry(name string, sameAsListed bool) (entryFile, int64, 
 	return f, fi.Size(), true
 }
 
+// openFileAt opens the root-relative rel for reading through the os.Root that holds it.
+func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
+	root, sub, _ := e.rootFor(rel)
+	f, err := root.OpenFile(sub, openFlagsRead, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
 // openResolved opens the regular file at the resolved root-relative path rel for reading and
 // checks that it is want (see the Linux version).
 func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
@@ -140,6 +155,9 @@ func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bo
 	}
 	return f, fi.Size(), true
 }
+
+// confirmResolved is statResolved: os.Root's Lstat in walkComponents follows in-root symlinks.
+func confirmResolved(e *Engine, rel string, want fs.FileInfo) bool { return statResolved(e, rel, want) }
 
 // statResolved reports whether rel is still want (see the Linux version; here os.Root's Lstat is
 // all there is, so this only catches a replaced final component).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -201,7 +200,7 @@ func badHash(op, raw string) *Error {
 }
 
 // readHead reads up to limit bytes of f and hashes all of it; size is the file's length as read.
-func readHead(f *os.File, limit int) (head []byte, hash string, size int64, err error) {
+func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err error) {
 	h := newHash()
 	cr := &countingReader{r: f, h: h}
 	buf := make([]byte, limit)
