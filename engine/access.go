@@ -494,7 +494,12 @@ func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule
 
 // check applies one layer's rules to r.
 func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.PermissionRule, *Error) {
-	withAnc := p.names(r, true)
+	return p.checkNames(op, r, a, p.names(r, true))
+}
+
+// checkNames is check with the names the denied and protected patterns see: r's names and their
+// ancestors, or (checkEntry) r's names alone when the ancestors are known to pass.
+func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []string) (*schema.PermissionRule, *Error) {
 	if a == accessWrite {
 		if pat, ok := p.protected.first(withAnc); ok {
 			return nil, refusal(op, r, kindProtected, "is protected (read-only)", fmt.Sprintf("Path '%s' is protected (matches '%s').", r.rel, pat))
@@ -575,6 +580,24 @@ func (e *Engine) checkWrite(op string, r *resolved) (*schema.PermissionRule, *Er
 func (e *Engine) canRead(r *resolved) bool {
 	_, err := e.check("", r, accessRead)
 	return err == nil
+}
+
+// canReadEntry is canRead for a walk entry that is not a symlink, in a directory the walk
+// admitted: its ancestors are the walk's directories, each already checked (the walk root by
+// checkWalkRoot, every directory below it by canRead or canReadEntry before it was descended), so
+// a denied pattern can only match the entry's own names and those alone are matched.
+func (e *Engine) canReadEntry(r *resolved) bool {
+	var buf [2]string
+	for _, p := range e.policies {
+		names := append(buf[:0], p.frame(r.rel))
+		if r.lexical != "" && r.lexical != r.rel {
+			names = append(names, p.frame(r.lexical))
+		}
+		if _, err := p.checkNames("", r, accessRead, names); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveFor resolves the model's path p and applies the access rules of a to it; for writes it

@@ -150,6 +150,10 @@ func listWithInfo(h dirHandle) ([]fs.DirEntry, error) {
 		if serr != nil {
 			return // gone meanwhile
 		}
+		if d, ok := fi.(fs.DirEntry); ok {
+			out[i] = d // the descriptor walk's statInfo is both
+			return
+		}
 		out[i] = fs.FileInfoToDirEntry(fi)
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4, len(ents)/statBatch+1)
@@ -249,7 +253,11 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		f.hidden.Ignored++
 		return walkEntry{}, false
 	}
-	ent := walkEntry{name: name, lex: joinChild(d.lex, name), rel: joinChild(d.rel, name), mode: de.Type()}
+	ent := walkEntry{name: name, lex: joinChild(d.lex, name), mode: de.Type()}
+	ent.rel = ent.lex
+	if d.rel != d.lex {
+		ent.rel = joinChild(d.rel, name)
+	}
 	var r *resolved
 	if ent.mode&fs.ModeSymlink != 0 {
 		ent.link = true
@@ -277,7 +285,7 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		}
 	}
 	ent.dir = ent.mode.IsDir()
-	if f.filters && !f.e.canRead(r) {
+	if f.filters && !(ent.link && f.e.canRead(r) || !ent.link && f.e.canReadEntry(r)) {
 		f.hidden.Access++
 		return walkEntry{}, false
 	}
@@ -341,15 +349,18 @@ func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {
 
 // fitEntry writes ent's line to b (after a newline, but for the first) when it fits the budget.
 func (e *Engine) fitEntry(budget *outputBudget, b *strings.Builder, ent *walkEntry) bool {
-	var line strings.Builder
-	if b.Len() > 0 {
-		line.WriteByte('\n')
+	start := b.Len()
+	if start > 0 {
+		b.WriteByte('\n')
 	}
-	e.entryLine(&line, ent)
-	if !budget.take(utf8.RuneCountInString(line.String())) {
+	e.entryLine(b, ent)
+	if !budget.take(utf8.RuneCountInString(b.String()[start:])) {
+		// Cut back to where the line began (the builder keeps its bytes; the text is rebuilt).
+		s := b.String()[:start]
+		b.Reset()
+		b.WriteString(s)
 		return false
 	}
-	b.WriteString(line.String())
 	return true
 }
 

@@ -385,6 +385,10 @@ func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
 func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.st }
 
+// statInfo is its own fs.DirEntry, so a listing's stat'ed entries need no wrapper.
+func (s *statInfo) Type() fs.FileMode          { return s.Mode().Type() }
+func (s *statInfo) Info() (fs.FileInfo, error) { return s, nil }
+
 // modeOfStat maps st_mode's file type to fs.FileMode type bits.
 func modeOfStat(m uint32) fs.FileMode {
 	switch m & syscall.S_IFMT {
