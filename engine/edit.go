@@ -72,15 +72,19 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
 	res := &schema.EditFileResult{Path: e.displayOf(r)}
 	if asks {
-		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule)
+		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
 		if err != nil {
 			return nil, err
 		}
-		if ann.cancelled {
+		switch {
+		case ann.cancelled:
 			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
 			return res, nil
+		case ann.redo != nil:
+			return nil, ann.redo
 		}
 	}
+	res.ModifiedByReviewer = c.reviewed()
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked, held: held}); cerr != nil {
 		if cerr.Kind == kindStaleHash && expected == "" {
 			// The guard is the edit's own read, not a hash the model gave: the file changed
@@ -90,12 +94,15 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		return nil, cerr
 	}
 	h := contentHash(updated)
-	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated, Replacements: count})
+	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated, Replacements: count, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Replacements = count
 	res.Text = fmt.Sprintf("Edited %s.", a.Path)
 	if e.hashes {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
+	}
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
 	}
 	return res, nil
 }

@@ -219,11 +219,20 @@ type Hooks struct {
 	// Event receives *schema.FileReadEvent, *schema.FileWrittenEvent and the other event types,
 	// synchronously, before Call returns. Nil drops events.
 	Event func(ev any)
-	// ChangeRequest asks the client to approve a change before it touches disk. Nil means the
-	// client offered no change requests: changes then go ahead unasked, except those an interrupt
+	// ChangeRequest asks the client to approve a change before it touches disk; the answer
+	// approves, rejects or edits it (see [schema.ChangeRequestResult]). Nil means the client
+	// offered no change requests: changes then go ahead unasked, except those an interrupt
 	// permission rule covers, which fail with permission_denied. An error aborts the call with
 	// change_request_failed and nothing applied.
-	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (approve bool, reason string, err error)
+	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error)
+}
+
+// Approve and Reject are the two plain answers to a change request.
+func Approve() schema.ChangeRequestResult { return schema.ChangeRequestResult{Approve: true} }
+
+// Reject refuses a change with reason (shown to the model).
+func Reject(reason string) schema.ChangeRequestResult {
+	return schema.ChangeRequestResult{Reason: reason}
 }
 
 // call is the state of one tool call, passed to every tool handler.
@@ -231,6 +240,8 @@ type call struct {
 	ctx   context.Context
 	tool  string
 	hooks Hooks
+	// review is set on the run applying a reviewer's replacement arguments (see [reviewerEdit]).
+	review *reviewerEdit
 }
 
 // emit sends an event (one of the schema event types) to the host, if it listens.
@@ -297,6 +308,9 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	}
 	c := &call{ctx: ctx, tool: toolName, hooks: h}
 	res, err = fn(e, c, args)
+	if ed, ok := err.(*reviewerEdit); ok {
+		res, err = e.applyReview(c, fn, ed)
+	}
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = &Error{Op: toolName, Kind: kindInternal, Msg: "Internal error in the file tools.", Err: err}
@@ -304,6 +318,23 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 		return nil, err
 	}
 	return res, nil
+}
+
+// applyReview runs the tool again on the reviewer's replacement arguments (see [reviewerEdit]).
+// Any failure of that run is the tool's own error, kind unchanged, its message saying it was the
+// reviewer's replacement that failed; nothing was changed.
+func (e *Engine) applyReview(c *call, fn toolFunc, ed *reviewerEdit) (any, error) {
+	c.review = ed
+	res, err := fn(e, c, ed.args)
+	if err == nil {
+		return res, nil
+	}
+	if te, ok := err.(*Error); ok {
+		wrapped := *te
+		wrapped.Msg = "The reviewer's edit of this change was not applied, and nothing was changed: " + te.Msg
+		return nil, &wrapped
+	}
+	return nil, err
 }
 
 // cancelled is the error of a call whose context ended; errors.Is(err, context.Canceled) holds.

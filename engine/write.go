@@ -90,22 +90,30 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		if oldKnown || !r.exists {
 			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), a.Content)
 		}
-		ann, err := e.announce(c, "write", r.rel, diff, truncated, rule)
+		ann, err := e.announce(c, "write", r.rel, diff, truncated, rule, current)
 		if err != nil {
 			return nil, err
 		}
-		if ann.cancelled {
+		switch {
+		case ann.cancelled:
 			res.Text, res.ChangeOutcome = ann.refused(r.rel, "written")
 			return res, nil
+		case ann.redo != nil:
+			return nil, ann.redo
+		case ann.content != nil:
+			// The reviewer's content, under the same lock and guard as the model's.
+			a.Content = *ann.content
+			res.ModifiedByReviewer = true
 		}
 	}
+	res.ModifiedByReviewer = res.ModifiedByReviewer || c.reviewed()
 	content := []byte(a.Content)
 	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true, locked: locked, held: held})
 	if cerr != nil {
 		return nil, cerr
 	}
 	h := contentHash(content)
-	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h})
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Created = created
 	res.Chars = utf8.RuneCountInString(a.Content)
 	res.Lines = countLines(a.Content)
@@ -113,6 +121,9 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if e.hashes {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
+	}
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
 	}
 	return res, nil
 }

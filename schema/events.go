@@ -46,6 +46,9 @@ type FileWrittenEvent struct {
 	EventBase
 	// Hash of the written content.
 	ContentHash string `json:"content_hash"`
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // FileEditedEvent: edit_file changed a file; sent after the bytes landed.
@@ -59,11 +62,17 @@ type FileEditedEvent struct {
 	Truncated bool `json:"truncated"`
 	// Occurrences replaced (more than the edits given with replace_all).
 	Replacements int `json:"replacements"`
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // DirectoryCreatedEvent: create_directory created a directory (not sent when it already existed).
 type DirectoryCreatedEvent struct {
 	EventBase
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // FilesSearchedEvent: search_files, find_files, list_files or grep ran.
@@ -96,6 +105,9 @@ type FileMovedEvent struct {
 	EventBase
 	// Root-relative resolved source path.
 	Source string `json:"source"`
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // FileChangeRequest asks the client to approve a change before it touches disk; it is the params of

@@ -70,10 +70,33 @@ type CancelParams struct {
 	ID any `json:"id"`
 }
 
-// ChangeRequestResult is the client's answer to a change_request.
+// ChangeRequestResult is the client's answer to a change_request: approve, reject, or approve
+// with an edit (decision "edit"), where the reviewer's replacement is applied instead of the
+// model's change. The server re-validates a replacement exactly as if the model had sent it
+// (resolution, containment, denied/protected patterns, permission rules, expected_hash), and
+// when any check fails it writes nothing and the call fails with that check's error. An edit is
+// refused (change_request_failed) for delete and remove_directory, for content on anything but
+// write, and when it carries neither or both of content and arguments.
 type ChangeRequestResult struct {
-	// True lets the change proceed; false leaves the disk untouched.
+	// True lets the change proceed; false leaves the disk untouched. Ignored when decision is
+	// set; send false with decision "edit", so a server older than edits refuses the change
+	// instead of applying the unedited original.
 	Approve bool `json:"approve"`
 	// Why the change was refused; shown to the model.
 	Reason string `json:"reason,omitempty"`
+	// "approve", "reject" or "edit"; wins over approve when present. Absent: approve decides.
+	Decision string `json:"decision,omitempty" jsonschema:"enum=approve,enum=reject,enum=edit"`
+	// For decision "edit" on a write: the complete new content, replacing the model's content
+	// (the path and expected_hash stay the model's).
+	Content *string `json:"content,omitempty"`
+	// For decision "edit": the complete replacement arguments of the tool call (the same object
+	// tools/call takes, decoded as strictly), replacing the model's arguments entirely.
+	Arguments map[string]any `json:"arguments,omitempty"`
 }
+
+// Change-request decisions (ChangeRequestResult.Decision).
+const (
+	DecisionApprove = "approve"
+	DecisionReject  = "reject"
+	DecisionEdit    = "edit"
+)

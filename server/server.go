@@ -210,12 +210,12 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 		}
 	}
 	if caps.ChangeRequests {
-		h.ChangeRequest = func(ctx context.Context, req *schema.FileChangeRequest) (bool, string, error) {
+		h.ChangeRequest = func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
 			var res schema.ChangeRequestResult
 			if err := c.Call(ctx, "change_request", req, &res); err != nil {
-				return false, "", err
+				return schema.ChangeRequestResult{}, err
 			}
-			return res.Approve, res.Reason, nil
+			return res, nil
 		}
 	}
 	res, err := eng.Call(ctx, p.Name, args, h)
