@@ -147,6 +147,11 @@ type Step struct {
 type Answer struct {
 	Approve bool   `json:"approve"`
 	Reason  string `json:"reason,omitempty"`
+	// Decision "edit" with Content (a write's new content) or Arguments (the call's replacement
+	// arguments, expanded like a step's args) approves the reviewer's replacement instead.
+	Decision  string         `json:"decision,omitempty"`
+	Content   *string        `json:"content,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
 	// Error answers with a JSON-RPC error instead of a result.
 	Error *RPCError `json:"error,omitempty"`
 	// FS is performed before answering (a change racing the approval).

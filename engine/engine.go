@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -323,18 +324,47 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 // applyReview runs the tool again on the reviewer's replacement arguments (see [reviewerEdit]).
 // Any failure of that run is the tool's own error, kind unchanged, its message saying it was the
 // reviewer's replacement that failed; nothing was changed.
+//
+// Texts echo paths as spelled, which is harmless for the model's own spelling but not for the
+// reviewer's: an absolute host path the reviewer typed is rewritten in the result text and the
+// error message (root-relative inside the root, a placeholder outside), so the model sees no
+// host path it did not write itself.
 func (e *Engine) applyReview(c *call, fn toolFunc, ed *reviewerEdit) (any, error) {
 	c.review = ed
 	res, err := fn(e, c, ed.args)
+	scrub := e.reviewerPaths(ed.args)
 	if err == nil {
+		if t := reflect.ValueOf(res).Elem().FieldByName("Text"); t.IsValid() && t.Kind() == reflect.String {
+			t.SetString(scrub.Replace(t.String()))
+		}
 		return res, nil
 	}
 	if te, ok := err.(*Error); ok {
 		wrapped := *te
-		wrapped.Msg = "The reviewer's edit of this change was not applied, and nothing was changed: " + te.Msg
+		wrapped.Msg = "The reviewer's edit of this change was not applied, and nothing was changed: " + scrub.Replace(te.Msg)
+		wrapped.Path = scrub.Replace(te.Path)
 		return nil, &wrapped
 	}
 	return nil, err
+}
+
+// reviewerPaths returns the replacer of the absolute paths among the reviewer's top-level string
+// arguments by what the model may see of them (see [Engine.hostToModel]), longest first.
+func (e *Engine) reviewerPaths(raw json.RawMessage) *strings.Replacer {
+	var args map[string]any
+	_ = json.Unmarshal(raw, &args)
+	var abs []string
+	for _, v := range args {
+		if s, ok := v.(string); ok && strings.HasPrefix(s, "/") {
+			abs = append(abs, s)
+		}
+	}
+	slices.SortFunc(abs, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, s := range abs {
+		pairs = append(pairs, s, e.hostToModel(s))
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // cancelled is the error of a call whose context ended; errors.Is(err, context.Canceled) holds.

@@ -353,3 +353,21 @@ func TestReview_SecondRunAsksNobody(t *testing.T) {
 		t.Errorf("asked %d times, a.txt %q", n, fx.read("a.txt"))
 	}
 }
+
+// TestReview_NoHostPathFromTheReviewer: an absolute path the reviewer typed is not echoed to the
+// model, in a result or an error.
+func TestReview_NoHostPathFromTheReviewer(t *testing.T) {
+	fx := makeFixture(t, "a.txt: old\n", "docs/")
+	e := fx.engine(schema.Config{})
+	rec := recorder{reply: editArgs(map[string]any{"path": fx.abs("docs/b.txt"), "content": "r\n"})}
+	res := mustCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "m\n"}, rec.hooks(true))
+	if text := resultText(res); strings.Contains(text, fx.root) || !strings.Contains(text, " to docs/b.txt.") {
+		t.Errorf("text = %q; want the root-relative path", text)
+	}
+	rec = recorder{reply: editArgs(map[string]any{"path": fx.expand("$OUTSIDE/x.txt"), "content": "r\n"})}
+	_, err := tryCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "m\n"}, rec.hooks(true))
+	wantKind(t, "outside", err, "outside_root")
+	if err != nil && (strings.Contains(err.Msg, fx.outside) || strings.Contains(err.Path, fx.outside)) {
+		t.Errorf("error %q (path %q) shows the reviewer's host path", err.Msg, err.Path)
+	}
+}
