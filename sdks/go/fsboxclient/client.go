@@ -64,6 +64,25 @@ type ChangeRequest struct {
 // req.Cancel("…") from OnChangeRequest.
 func (r *ChangeRequest) Cancel(reason string) error { return &RefusedError{Reason: reason} }
 
+// EditContent returns the answer that approves the change with the reviewer's content instead of
+// the model's: return req.EditContent("…") from OnChangeRequest. Only a write (Operation "write")
+// takes content; the server fails any other call with change_request_failed.
+func (r *ChangeRequest) EditContent(content string) error {
+	return &EditedError{Content: &content}
+}
+
+// EditArguments returns the answer that approves the change with replacement arguments for the
+// tool call (a typed params value such as WriteFileParams, or a map), which replace the model's
+// entirely: return req.EditArguments(…) from OnChangeRequest. The server checks them exactly as
+// if the model had sent them; a delete or remove_directory cannot be edited.
+func (r *ChangeRequest) EditArguments(args any) error {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("fsboxclient: the reviewer's arguments cannot be encoded: %w", err)
+	}
+	return &EditedError{Arguments: raw}
+}
+
 // RefusedError is the refusal of a change request; OnChangeRequest returns it through
 // ChangeRequest.Cancel (possibly wrapped).
 type RefusedError struct {
@@ -71,6 +90,16 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return "fsboxclient: change refused: " + e.Reason }
+
+// EditedError is an approval with the reviewer's edit (decision "edit"); OnChangeRequest returns it
+// through ChangeRequest.EditContent or EditArguments (possibly wrapped). The result then has
+// ModifiedByReviewer set.
+type EditedError struct {
+	Content   *string
+	Arguments json.RawMessage
+}
+
+func (e *EditedError) Error() string { return "fsboxclient: change edited by the reviewer" }
 
 // Error is a failure the server reported: a tool error (Kind set, from the error's data) or a
 // protocol error (Kind empty). Compare kinds, never messages:
