@@ -13,7 +13,8 @@ server's own error comes back.
 
 While a call runs, each change request on_change_request receives is written out as
 {"change_request": {..}} and decided by the runner's next line,
-{"op":"answer","approve":bool,"reason":"..","error":".."}: an error makes the callback raise.
+{"op":"answer","approve":bool,"reason":"..","error":"..","decision":"..","content":"..","arguments":{..}}:
+an error makes the callback raise; decision "edit" calls request.edit with the content or arguments.
 """
 
 from __future__ import annotations
@@ -84,7 +85,16 @@ class Adapter:
         error = answer.get("error")
         if isinstance(error, str) and error:
             raise ChangeRequestFailed(error)
-        if answer.get("approve") is not True:
+        decision = answer.get("decision")
+        content, arguments = answer.get("content"), answer.get("arguments")
+        if decision == "edit":
+            if isinstance(content, str) and arguments is None:
+                request.edit(content)
+            elif content is None and isinstance(arguments, dict):
+                request.edit(arguments=arguments)
+            else:
+                raise ChangeRequestFailed("the SDK sends an edit with content or with arguments, not both or neither")
+        elif decision == "reject" or (decision != "approve" and answer.get("approve") is not True):
             reason = answer.get("reason")
             request.cancel(reason if isinstance(reason, str) else None)
 

@@ -45,8 +45,8 @@ OnEvent = Callable[[Event], object]
 """Receives every event; may be a coroutine function. Its return value is ignored."""
 
 OnChangeRequest = Callable[["ChangeRequest"], object]
-"""Decides a change request: request.cancel(reason) refuses, returning approves, raising aborts
-the call. May be a coroutine function."""
+"""Decides a change request: request.cancel(reason) refuses, request.edit(...) approves the
+reviewer's replacement, returning approves, raising aborts the call. May be a coroutine function."""
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -57,24 +57,62 @@ class ChangeRequest(FileChangeRequest):
 
     on_change_request receives one per change. Call cancel(reason) to refuse it: nothing is
     written and the tool returns normally with ``cancelled`` set and the reason in its text.
-    Return without cancelling to approve it. Raising aborts the call: the server applies nothing
-    and the call fails with ToolFatal, kind ``change_request_failed``.
+    Call edit(content) or edit(arguments=...) to approve it with the reviewer's replacement: the
+    server checks the replacement exactly as if the model had sent it and applies that instead,
+    and the result has ``modified_by_reviewer`` set. Return without either to approve it.
+    Raising aborts the call: the server applies nothing and the call fails with ToolFatal, kind
+    ``change_request_failed``. Of cancel and edit, the last call decides.
     """
 
     cancelled: bool = False
-    """True once cancel was called."""
+    """True once cancel was called (and no edit since)."""
 
     cancel_reason: str | None = None
     """The reason given to cancel; shown to the model."""
 
+    edited_content: str | None = None
+    """The reviewer's replacement content of a write, once edit(content) was called."""
+
+    edited_arguments: dict[str, Any] | None = None
+    """The reviewer's replacement arguments, once edit(arguments=...) was called."""
+
     def cancel(self, reason: str | None = None) -> None:
         """Refuse the change. A later cancel without a reason keeps the earlier reason."""
         self.cancelled = True
+        self.edited_content = self.edited_arguments = None
         if reason is not None:
             self.cancel_reason = reason
 
+    def edit(self, content: str | None = None, *, arguments: Any = None) -> None:
+        """Approve the change with the reviewer's replacement: exactly one of content (a write's
+        complete new content; only operation ``write`` takes it) or arguments (the tool call's
+        complete replacement arguments: a dict, or a typed ``...Args`` value), which replace the
+        model's entirely. A delete or remove_directory cannot be edited (the server answers
+        ``change_request_failed``)."""
+        if (content is None) == (arguments is None):
+            raise ValueError("edit takes content or arguments, exactly one of them")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            to_wire = getattr(arguments, "to_wire", None)
+            if not callable(to_wire):
+                raise TypeError(f"arguments must be a mapping or a typed ...Args value, not {type(arguments).__name__}")
+            arguments = to_wire()
+        self.cancelled = False
+        self.edited_content = content
+        self.edited_arguments = dict(arguments) if arguments is not None else None
+
+    @property
+    def edited(self) -> bool:
+        """True once edit was called (and no cancel since)."""
+        return self.edited_content is not None or self.edited_arguments is not None
+
     def answer(self) -> dict[str, Any]:
         """The change_request result this request's state stands for."""
+        if self.edited:
+            # approve False: a server that predates edits refuses the change instead of
+            # applying the model's unedited one.
+            return ChangeRequestResult(
+                approve=False, decision="edit", content=self.edited_content, arguments=self.edited_arguments
+            ).to_wire()
         return ChangeRequestResult(
             approve=not self.cancelled, reason=self.cancel_reason if self.cancelled else None
         ).to_wire()
