@@ -34,7 +34,7 @@
 import { jsonSchema, tool } from "ai";
 import type { Tool } from "ai";
 
-import type { ChangeRequest, Client } from "./client.js";
+import type { ChangeRequest, ChangeRequestEdit, Client } from "./client.js";
 import { ToolCallError } from "./errors.js";
 
 /** The tools that send change requests. */
@@ -84,8 +84,11 @@ async function callTool(
   }
 }
 
-/** A reviewer's answer: true approves; false or { approve: false, reason } refuses. */
-export type ReviewAnswer = boolean | { approve: boolean; reason?: string };
+/**
+ * A reviewer's answer: true approves; false or { approve: false, reason } refuses; { edit: { content } }
+ * or { edit: { arguments } } approves the reviewer's replacement instead (see ChangeRequest.edit).
+ */
+export type ReviewAnswer = boolean | { approve: boolean; reason?: string } | { edit: ChangeRequestEdit };
 
 /**
  * reviewChanges builds a ClientOptions.onChangeRequest that asks review only about changes a
@@ -101,6 +104,10 @@ export function reviewChanges(
       return;
     }
     const answer = await review(request);
+    if (typeof answer === "object" && "edit" in answer) {
+      request.edit(answer.edit);
+      return;
+    }
     if (answer === true || (typeof answer === "object" && answer.approve)) {
       return;
     }

@@ -23,12 +23,27 @@ import type {
 } from "./types.gen.js";
 
 /**
+ * ChangeRequestEdit is the reviewer's replacement of a change: a write's complete new content, or
+ * the tool call's complete replacement arguments (a typed ...Args value or a plain object), which
+ * replace the model's entirely.
+ */
+export type ChangeRequestEdit = { content: string; arguments?: never } | { arguments: object; content?: never };
+
+/**
  * ChangeRequest is a change the server asks the client to approve before it touches disk: the
- * wire FileChangeRequest plus cancel. Returning without calling cancel approves the change.
+ * wire FileChangeRequest plus cancel and edit. Returning without calling either approves the
+ * change; of the two, the last call decides.
  */
 export type ChangeRequest = FileChangeRequest & {
   /** cancel refuses the change; reason is shown to the model. The disk stays untouched. */
   cancel(reason?: string): void;
+  /**
+   * edit approves the change with the reviewer's replacement. The server checks it exactly as if
+   * the model had sent it and applies that instead (the result has modified_by_reviewer set), or
+   * fails the call with the check's error and changes nothing. Only a write takes content; a
+   * delete or remove_directory cannot be edited (change_request_failed).
+   */
+  edit(replacement: ChangeRequestEdit): void;
 };
 
 /** The result of a tool called by a name this SDK does not know: text plus whatever else came. */
@@ -53,7 +68,8 @@ export interface ClientOptions {
    */
   onEvent?: (event: Event) => void | Promise<void>;
   /**
-   * Called before every change touches disk; refuse with request.cancel(reason). It may be async:
+   * Called before every change touches disk; refuse with request.cancel(reason), or approve the
+   * reviewer's replacement with request.edit({content}) or request.edit({arguments}). It may be async:
    * the change waits for it. If it throws, the server aborts the call with a ToolFatalError of kind
    * change_request_failed. Setting it turns on capabilities.change_requests.
    */
@@ -240,6 +256,20 @@ async function answerServerRequest(
   Object.defineProperty(request, "cancel", {
     value: (reason?: string): void => {
       answer = reason === undefined ? { approve: false } : { approve: false, reason };
+    },
+  });
+  Object.defineProperty(request, "edit", {
+    value: (replacement: ChangeRequestEdit): void => {
+      const hasContent = typeof replacement.content === "string";
+      const hasArguments = typeof replacement.arguments === "object" && replacement.arguments !== null;
+      if (hasContent === hasArguments) {
+        throw new TypeError("edit takes content or arguments, exactly one of them");
+      }
+      // approve false: a server that predates edits refuses the change instead of applying the
+      // model's unedited one.
+      answer = hasContent
+        ? { approve: false, decision: "edit", content: replacement.content as string }
+        : { approve: false, decision: "edit", arguments: { ...(replacement.arguments as object) } as Record<string, unknown> };
     },
   });
   await onChangeRequest(request);

@@ -9,12 +9,13 @@
 //
 // While a call runs, each change request onChangeRequest receives is written out as
 // {"change_request": {...}} and decided by the runner's next line, {"op":"answer", approve, reason,
-// error}: an error makes the callback throw. Anything else is answered {"ok":false,"skipped":"<reason>"}.
+// error, decision, content, arguments}: an error makes the callback throw, decision "edit" calls
+// request.edit. Anything else is answered {"ok":false,"skipped":"<reason>"}.
 
 import { createInterface } from "node:readline";
 
 import { Client, ConnectionError, RpcError, ToolCallError } from "../../../../sdks/typescript/dist/index.js";
-import type { ChangeRequestResult, Config, Event } from "../../../../sdks/typescript/dist/index.js";
+import type { Config, Event } from "../../../../sdks/typescript/dist/index.js";
 import { DISPATCH } from "./dispatch.gen.js";
 
 interface StartOp {
@@ -38,6 +39,9 @@ interface AnswerOp {
   approve?: boolean;
   reason?: string;
   error?: string;
+  decision?: string;
+  content?: string;
+  arguments?: Record<string, unknown>;
 }
 
 let client: Client | undefined;
@@ -87,7 +91,7 @@ function nextLine(): Promise<string | undefined> {
 }
 
 /** askRunner writes the change request out and returns the runner's answer. */
-async function askRunner(request: object): Promise<ChangeRequestResult> {
+async function askRunner(request: object): Promise<AnswerOp> {
   reply({ change_request: request });
   const line = await nextLine();
   let answer: AnswerOp | undefined;
@@ -102,7 +106,7 @@ async function askRunner(request: object): Promise<ChangeRequestResult> {
   if (typeof answer.error === "string" && answer.error !== "") {
     throw new Error(answer.error);
   }
-  return answer.approve === true ? { approve: true } : { approve: false, ...(answer.reason !== undefined && { reason: answer.reason }) };
+  return answer;
 }
 
 function errorJSON(err: unknown): object {
@@ -140,7 +144,14 @@ async function start(op: StartOp): Promise<object> {
       onChangeRequest: async (request) => {
         // The request serialises as its wire form: cancel is not enumerable.
         const answer = await askRunner(request);
-        if (!answer.approve) {
+        if (answer.decision === "edit") {
+          const content = typeof answer.content === "string" ? answer.content : undefined;
+          const args = typeof answer.arguments === "object" && answer.arguments !== null ? answer.arguments : undefined;
+          if ((content === undefined) === (args === undefined)) {
+            throw new Error("the SDK sends an edit with content or with arguments, not both or neither");
+          }
+          request.edit(content !== undefined ? { content } : { arguments: args as object });
+        } else if (answer.decision === "reject" || (answer.decision !== "approve" && answer.approve !== true)) {
           request.cancel(answer.reason);
         }
       },
