@@ -124,3 +124,64 @@ def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsb
         assert "outside" in str(tools[-1].content).lower() or "error" in str(tools[-1].content).lower()
     finally:
         backend.close()
+
+
+def test_deep_agent_resumed_with_an_edit_decision(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    (tmp_path / "notes.md").write_text("draft\n")
+    model = ToolCallingFake(
+        messages=iter(
+            [
+                AIMessage(
+                    content="",
+                    tool_calls=[
+                        {
+                            "name": "edit_file",
+                            "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "final"},
+                            "id": "e1",
+                        }
+                    ],
+                ),
+                AIMessage(content="done"),
+            ]
+        )
+    )
+    backend = FsboxBackend(
+        tmp_path,
+        binary=fsbox_bin,
+        permissions=[FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")],
+    )
+    try:
+        agent = create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "t"}}
+        first = agent.invoke({"messages": [("user", "finalise the notes")]}, cfg)
+        [intr] = first["__interrupt__"]
+        assert intr.value["operation"] == "edit" and (tmp_path / "notes.md").read_text() == "draft\n"
+        edit = {
+            "type": "edit",
+            "edited_action": {
+                "name": "edit_file",
+                "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "reviewed"},
+            },
+        }
+        agent.invoke(Command(resume=edit), cfg)
+        assert (tmp_path / "notes.md").read_text() == "reviewed\n"
+    finally:
+        backend.close()
+
+
+def test_write_edited_to_another_path_reports_that_path(
+    tmp_path: pathlib.Path, fsbox_bin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fsbox.deepagents as adapter
+    from fsbox.integrations._common import _decision
+
+    edit = {"type": "edit", "edited_action": {"args": {"file_path": "/docs/b.txt", "content": "r\n"}}}
+    monkeypatch.setattr(adapter, "ask_human", lambda pending, review=None: _decision(edit))
+    (tmp_path / "docs").mkdir()
+    backend = FsboxBackend(tmp_path, binary=fsbox_bin, approve="all")
+    try:
+        w = backend.write("/a.txt", "m\n")
+        assert w.error is None and w.path == "/docs/b.txt"
+        assert (tmp_path / "docs" / "b.txt").read_text() == "r\n" and not (tmp_path / "a.txt").exists()
+    finally:
+        backend.close()
