@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // bindingTarget drives an SDK through its adapter: a small program in conformance/adapters/<lang>
@@ -154,7 +155,12 @@ func (t *bindingTarget) OpenWithConfig(ctx context.Context, configFile string) (
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 	wrapper := filepath.Join(filepath.Dir(configFile), "fsbox-with-host-config")
 	script := "#!/bin/sh\nexec " + quote(t.binary) + ` "$@" --config ` + quote(configFile) + "\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+	// Held against fork: a process forked while the file is open for writing would keep it
+	// open until its exec, and the wrapper's own exec would fail with "text file busy".
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(wrapper, []byte(script), 0o755)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
 		return nil, err
 	}
 	return t.open(wrapper)

@@ -239,7 +239,7 @@ const TargetForms = "inproc, server:COMMAND, binding:go|python|typescript, adapt
 
 // platformCaps are the capabilities of the machine the runner is on.
 func platformCaps() map[string]bool {
-	caps := map[string]bool{"symlinks": runtime.GOOS != "windows", "posix_modes": runtime.GOOS != "windows",
+	caps := map[string]bool{"symlinks": runtime.GOOS != "windows", "posix_modes": runtime.GOOS != "windows", "posix": runtime.GOOS != "windows",
 		"fifo": runtime.GOOS == "linux" || runtime.GOOS == "darwin", "non_root": os.Geteuid() != 0}
 	return caps
 }

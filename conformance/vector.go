@@ -147,8 +147,9 @@ type Step struct {
 type Answer struct {
 	Approve bool   `json:"approve"`
 	Reason  string `json:"reason,omitempty"`
-	// Decision "edit" with Content (a write's new content) or Arguments (the call's replacement
-	// arguments, expanded like a step's args) approves the reviewer's replacement instead.
+	// Decision "edit" with Content (a write's or an edit's whole new content) or Arguments (the
+	// call's replacement arguments, expanded like a step's args) approves the reviewer's
+	// replacement instead; so does approve: true with either and no decision.
 	Decision  string         `json:"decision,omitempty"`
 	Content   *string        `json:"content,omitempty"`
 	Arguments map[string]any `json:"arguments,omitempty"`

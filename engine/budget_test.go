@@ -12,7 +12,7 @@ import (
 )
 
 // allTools enables the opt-in tools too.
-var allTools = []string{"read_file", "list_directory", "search_files", "find_files", "read_multiple_files", "directory_tree"}
+var allTools = []string{"read_file", "list_directory", "search_files", "find_files", "read_multiple_files", "directory_tree", "list_files", "grep"}
 
 // noticeSlack is what budget rule 2 allows past max_output_chars: one closing notice.
 const noticeSlack = 300

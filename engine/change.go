@@ -28,8 +28,9 @@ type announcement struct {
 	asked     bool   // a change request was sent and approved
 	cancelled bool   // the client refused
 	reason    string // the client's reason, for a refusal
-	// content is the reviewer's replacement content of a write (decision "edit" with content);
-	// the handler writes it instead of the model's, under the same lock and guard.
+	// content is the reviewer's replacement of a write's or an edit's whole new content
+	// (decision "edit" with content); the handler writes it instead of the model's, under the
+	// same lock and guard.
 	content *string
 	// redo is the reviewer's replacement arguments (decision "edit" with arguments): the handler
 	// returns it as its error, and Call runs the tool again on them (see [reviewerEdit]).
@@ -103,24 +104,30 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	return decide(c.tool, op, rel, pin, ans)
 }
 
-// decide turns the client's answer into an announcement. A decision the server does not know,
-// an edit of an operation that takes none, or an edit that is not exactly one of content (write
-// only) and arguments is change_request_failed: it is the client's mistake, not the model's, and
-// nothing is changed.
+// decide turns the client's answer into an announcement. Without a decision, approve decides,
+// and approve: true with a replacement is the short form of decision "edit" ({approve: true,
+// content}). A decision the server does not know, a replacement with a refusal or a plain
+// approval, an edit of an operation that takes none, or an edit that is not exactly one of
+// content (write and edit only) and arguments is change_request_failed: it is the client's
+// mistake, not the model's, and nothing is changed.
 func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announcement, *Error) {
 	bad := func(format string, args ...any) (announcement, *Error) {
 		return announcement{}, &Error{Op: tool, Path: rel, Kind: kindChangeRequestFailed,
 			Msg: "The change request's answer was invalid, so nothing was changed: " + fmt.Sprintf(format, args...)}
 	}
+	replaces := ans.Content != nil || ans.Arguments != nil
 	decision := ans.Decision
-	if decision == "" {
+	switch {
+	case decision != "":
+	case ans.Approve && replaces:
+		decision = schema.DecisionEdit
+	case ans.Approve:
+		decision = schema.DecisionApprove
+	default:
 		decision = schema.DecisionReject
-		if ans.Approve {
-			decision = schema.DecisionApprove
-		}
 	}
-	if decision != schema.DecisionEdit && (ans.Content != nil || ans.Arguments != nil) {
-		return bad("content and arguments need decision 'edit', got %s.", pyRepr(decision))
+	if decision != schema.DecisionEdit && replaces {
+		return bad("content and arguments need decision 'edit' (or approve: true), got %s.", pyRepr(decision))
 	}
 	switch decision {
 	case schema.DecisionApprove:
@@ -140,8 +147,8 @@ func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announce
 		return bad("a %s cannot be edited, only approved or rejected.", op)
 	case ans.Content != nil && ans.Arguments != nil:
 		return bad("an edit carries content or arguments, not both.")
-	case ans.Content != nil && op != "write":
-		return bad("content replaces a write's content; edit a %s with arguments.", op)
+	case ans.Content != nil && op != "write" && op != "edit":
+		return bad("content replaces the whole content of a write or an edit; edit a %s with arguments.", op)
 	case ans.Content != nil:
 		return announcement{asked: true, content: ans.Content}, nil
 	case ans.Arguments == nil:

@@ -71,6 +71,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	}
 	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
 	res := &schema.EditFileResult{Path: e.displayOf(r)}
+	res.ModifiedByReviewer = c.reviewed()
 	if asks {
 		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
 		if err != nil {
@@ -83,8 +84,16 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		case ann.redo != nil:
 			return nil, ann.redo
 		}
+		if ann.content != nil && *ann.content != string(updated) {
+			if strings.IndexByte(*ann.content, 0) >= 0 {
+				return nil, errorf(c.tool, r.rel, kindChangeRequestFailed,
+					"The reviewer's replacement content is binary (it has a NUL byte); edit_file only writes text. Nothing was changed.")
+			}
+			updated = []byte(*ann.content)
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
+			res.ModifiedByReviewer = true
+		}
 	}
-	res.ModifiedByReviewer = c.reviewed()
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked, held: held}); cerr != nil {
 		if cerr.Kind == kindStaleHash && expected == "" {
 			// The guard is the edit's own read, not a hash the model gave: the file changed
@@ -94,16 +103,31 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		return nil, cerr
 	}
 	h := contentHash(updated)
-	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, Diff: diff, Truncated: truncated, Replacements: count, ModifiedByReviewer: res.ModifiedByReviewer})
+	after := e.runPostEdit(c, r.rel, h, "edit")
+	if after != nil && after.changed {
+		// The event shows the change as it stands after the hooks.
+		h = after.hash
+		switch {
+		case h == absentHash:
+			diff, truncated = textdiff.HeadersOnly(r.rel), true
+		case after.whole:
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(after.content))
+		default:
+			diff, truncated = textdiff.HeadersOnly(r.rel), true
+		}
+	}
+	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),
+		Diff: diff, Truncated: truncated, Replacements: count, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Replacements = count
 	res.Text = fmt.Sprintf("Edited %s.", a.Path)
-	if e.hashes {
+	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
 	}
 	if res.ModifiedByReviewer {
 		res.Text += reviewNote
 	}
+	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil
 }
 

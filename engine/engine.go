@@ -26,6 +26,7 @@ type Engine struct {
 	tools        []string   // enabled tools in schema.Tools order
 	enabled      map[string]bool
 	hashes       bool
+	ignore       *ignorer        // nil when Config.IgnoreVCS is false
 	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
 
 	maxReadLines     int
@@ -34,6 +35,9 @@ type Engine struct {
 	maxSearchResults int
 	maxFindResults   int
 	maxOutputChars   int
+
+	postEdit   []postEditHook // the host's post_edit hooks (hooks.go)
+	hookPrefix string         // the session root relative to the hooks' root, "" or ending in "/"
 
 	locks pathLocks   // per resolved path, for writes and edits
 	temps tempSweeper // directories whose stale temporary files were swept
@@ -97,11 +101,26 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
+	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
+		e.ignore = newIgnorer()
+	}
 	session, perr := newAccessPolicy(&cfg, opts.Host == nil, "")
 	if perr != nil {
 		return nil, perr
 	}
 	e.policies = []*accessPolicy{session}
+	// Hooks run host commands: they come from the host's layer only (the server refuses them
+	// in a client's initialize); without a host layer, cfg is the host's.
+	hookSrc := &cfg
+	if opts.Host != nil {
+		hookSrc = opts.Host
+		if hostRel != "." && hostRel != "" {
+			e.hookPrefix = filepath.ToSlash(hostRel) + "/"
+		}
+	}
+	if e.postEdit, perr = compileHooks(hookSrc); perr != nil {
+		return nil, perr
+	}
 	if opts.Host != nil {
 		prefix := filepath.ToSlash(hostRel)
 		if prefix == "." {

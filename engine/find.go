@@ -59,22 +59,24 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		full = escapeGlob(r.rel) + "/" + full
 	}
 	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
-	if !namesDot(pattern) {
-		deep := strings.Contains(pattern, "**")
-		fsys.dotMatch = func(name string, isDir bool) bool {
-			if dirsOnly && !isDir {
-				return false // "*/" would not have shown a dot file either
-			}
-			if isDir && deep {
-				return true
-			}
-			ok, _ := doublestar.Match(full, name)
-			if !ok && isDir {
-				ok, _ = doublestar.Match(full, name+"/")
-			}
-			return ok
+	deep := strings.Contains(pattern, "**")
+	reach := func(name string, isDir bool) bool {
+		if dirsOnly && !isDir {
+			return false // "*/" would not have shown a file either
 		}
+		if isDir && deep {
+			return true
+		}
+		ok, _ := doublestar.Match(full, name)
+		if !ok && isDir {
+			ok, _ = doublestar.Match(full, name+"/")
+		}
+		return ok
 	}
+	if !namesDot(pattern) {
+		fsys.dotMatch = reach
+	}
+	fsys.ign, fsys.reach = e.ignore, reach
 	fsys.prune = func(name string) bool { return f.budget.tooLong(e.display(f.lexOf(name))) }
 	werr := doublestar.GlobWalk(fsys, full, f.visit, doublestar.WithNoFollow(), doublestar.WithNoHidden())
 	if err := c.ctx.Err(); err != nil {

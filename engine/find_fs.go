@@ -57,6 +57,11 @@ type walkFS struct {
 	// countedChars is the size of counted's keys; past maxRealChars nothing more is recorded, so
 	// a count may then repeat a directory, but memory stays bounded.
 	countedChars int
+
+	// ign is the engine's ignore rules (nil without them); reach reports whether the pattern
+	// would have matched or entered an entry, for counting what they hid.
+	ign   *ignorer
+	reach func(name string, dir bool) bool
 }
 
 // maxRealChars bounds the memory of walkFS.real.
@@ -66,6 +71,7 @@ const maxRealChars = 8 << 20
 type openDir struct {
 	real string
 	sh   *sharedHandle
+	ign  *ignoreLevel // its ignore rules; nil without them
 }
 
 func newWalkFS(e *Engine, base string, prefetch bool) *walkFS {
@@ -208,6 +214,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	ents = w.dropIgnored(name, real, sh, ents)
 	w.lastReal, w.lastEnts = real, ents
 	w.countDots(name, ents)
 	for i := len(ents) - 1; i >= 0; i-- {
@@ -222,6 +229,44 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 	}
 	return ents, nil
+}
+
+// dropIgnored loads the ignore rules of the directory just listed (the top of the stack) and
+// returns its entries without those they ignore, counting the ones the pattern would have
+// reached (but ".git", which is always skipped, like rg does, and never worth a notice).
+func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirEntry) []fs.DirEntry {
+	if w.ign == nil {
+		return ents
+	}
+	var up *ignoreLevel
+	if n := len(w.stack); n > 1 {
+		if parent, _ := parentRel(real); w.stack[n-2].real == parent && real != "." {
+			up = w.stack[n-2].ign
+		}
+	}
+	if up == nil {
+		up = w.ign.rootLevel(w.e, nil, real)
+	}
+	lvl := w.ign.below(w.e, nil, up, real, &sh.h, ents)
+	w.stack[len(w.stack)-1].ign = lvl
+	if lvl.off {
+		return ents
+	}
+	out := make([]fs.DirEntry, 0, len(ents))
+	for _, de := range ents {
+		if w.dotMatch != nil && strings.HasPrefix(de.Name(), ".") {
+			out = append(out, de) // hidden by name anyway, and counted so (countDots)
+			continue
+		}
+		if lvl.entryIgnored(real, de.Name(), de.IsDir()) {
+			if de.Name() != ".git" && (w.reach == nil || w.reach(joinChild(name, de.Name()), de.IsDir())) {
+				w.hidden.Ignored++
+			}
+			continue
+		}
+		out = append(out, de)
+	}
+	return out
 }
 
 // countDots counts the dot entries of the listing of name that the pattern would have reached.

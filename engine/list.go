@@ -25,6 +25,7 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	}
 	res := &schema.ListDirectoryResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
 	filter := e.newWalkFilter()
+	filter.enter(dir, raw)
 	budget := e.newBudget()
 	var b strings.Builder
 	for _, de := range raw {

@@ -30,8 +30,10 @@ type resolved struct {
 // resolve resolves the model's path against cwd inside the root, component by component in one
 // descriptor walk (walkComponents):
 //
-//  1. the empty path and paths with a NUL byte are invalid_path; "\" is an ordinary character on
-//     POSIX, so "C:\x" and "a\..\b" are single relative names;
+//  1. the empty path and paths with a NUL byte are invalid_path, and so are a Windows absolute
+//     path ("C:\x", "\\server\share") and a home-directory path ("~/x"), with a message naming
+//     the problem (foreignPathError); otherwise "\" is an ordinary character on POSIX, so
+//     "a\..\b" is a single relative name;
 //  2. an absolute path must name the root (as configured or as resolved) or something below it,
 //     else outside_root; "/proc/self/root/..." is outside like any other foreign prefix;
 //  3. ".." is applied to the components resolved so far (never to a directory handle); going
@@ -59,6 +61,9 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	}
 	if len(spelling) > maxPathBytes {
 		return nil, errTooLong(op, spelling)
+	}
+	if err := foreignPathError(op, spelling); err != nil {
+		return nil, err
 	}
 	var comps []string
 	if strings.HasPrefix(spelling, "/") {

@@ -59,15 +59,8 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 	if werr != nil {
 		return nil, werr
 	}
-	if dir == nil {
-		if err := s.searchOne(r); err != nil {
-			return nil, err
-		}
-	} else {
-		s.run(dir)
-		if err := c.ctx.Err(); err != nil {
-			return nil, cancelled(c.tool, err)
-		}
+	if err := s.search(r, dir); err != nil {
+		return nil, err
 	}
 	res := s.result()
 	c.emit(&schema.FilesSearchedEvent{
@@ -80,17 +73,30 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 	return res, nil
 }
 
-// searcher is the state of one search_files call.
+// fileFilter selects the files a search scans by their root-relative spelling: search_files'
+// include_glob, grep's glob and file_type.
+type fileFilter interface{ match(lex string) bool }
+
+// searcher is the state of one search_files or grep call.
 type searcher struct {
 	e       *Engine
 	c       *call
 	m       *lineMatcher
-	include *fnPattern // nil: every file
+	include fileFilter // nil: every file
 	filter  *walkFilter
 	limit   int
+	// grep's options (grep.go): context lines around each match, the line cut, and directories
+	// a "!" glob excludes; search_files leaves them zero.
+	context    int
+	cut        func(line []byte) string
+	dirExclude func(lex string) bool
+	what       string // what the cap counts: "matches" or "lines"
+	noLinks    bool   // grep: symlinks are not followed, resolved or counted (rg without --follow)
+	narrow     string // how to narrow, for the budget notice
 
 	// Owned by the merge (the calling goroutine).
 	matches   []schema.SearchMatch
+	ctxs      []bool // for grep: whether matches[i] is a context line
 	truncated bool
 	budget    outputBudget
 	skipped   []string // display paths of the first files skipped as too large or unreadable
@@ -116,6 +122,7 @@ type searchOut struct {
 	lex     string
 	lines   []int
 	texts   []string // cut to the display width (cutLine)
+	ctx     []bool   // for grep with context: which lines are context lines
 	chars   int      // characters of texts, for stopping once the file alone overruns the budget
 	skipped bool     // too large or unreadable
 }
@@ -124,7 +131,12 @@ type searchOut struct {
 // file should go on: not past the match cap, and not once its lines alone overrun the budget
 // (the merge would drop them), so a file retains at most about a budget of text.
 func (s *searcher) keep(o *searchOut, line int, text []byte) bool {
-	t := cutLine(text, s.m.re.FindIndex)
+	var t string
+	if s.cut != nil {
+		t = s.cut(text)
+	} else {
+		t = cutLine(text, s.m.re.FindIndex)
+	}
 	o.lines = append(o.lines, line)
 	o.texts = append(o.texts, t)
 	o.chars += len(t)
@@ -229,20 +241,21 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 	if err != nil && len(raw) == 0 {
 		return w.ctx.Err() == nil // an unreadable directory is skipped, like rg does
 	}
+	w.s.filter.enter(d.walkDir, raw)
 	for _, de := range raw {
 		if w.ctx.Err() != nil {
 			return false
 		}
 		t := de.Type()
-		if t&^(fs.ModeDir|fs.ModeSymlink) != 0 {
-			continue // FIFO, socket, device: never opened
+		if t&^(fs.ModeDir|fs.ModeSymlink) != 0 || w.s.noLinks && t&fs.ModeSymlink != 0 {
+			continue // FIFO, socket, device: never opened; for grep, a symlink (not followed)
 		}
 		ent, ok := w.s.filter.entry(d.walkDir, de, false)
 		if !ok {
 			continue
 		}
 		if ent.dir {
-			if !w.s.filter.descend(&ent) {
+			if !w.s.filter.descend(&ent) || w.s.dirExclude != nil && w.s.dirExclude(ent.lex) {
 				continue
 			}
 			if w.s.budget.tooLong(w.s.e.display(ent.lex)) {
@@ -309,9 +322,14 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 		o.skipped = true
 		return o
 	}
-	_, err := s.m.scan(st, f, size, func(line int, text []byte) bool {
-		return s.keep(o, line, text) && ctx.Err() == nil
-	})
+	var err error
+	if s.context > 0 {
+		err = s.scanContext(st, f, size, o, func() bool { return ctx.Err() == nil })
+	} else {
+		_, err = s.m.scan(st, f, size, func(line int, text []byte) bool {
+			return s.keep(o, line, text) && ctx.Err() == nil
+		})
+	}
 	if err != nil {
 		o.skipped = true
 		o.lines, o.texts = nil, nil
@@ -331,6 +349,18 @@ func (s *searcher) open(j *searchJob) (entryFile, int64, bool) {
 		return openResolved(s.e, j.link.rel, j.link.info)
 	}
 	return j.dir.h.openEntry(j.name, s.filter.filters)
+}
+
+// search searches the walk root dir, or the single file r when dir is nil (the path named a file).
+func (s *searcher) search(r *resolved, dir *walkDir) *Error {
+	if dir == nil {
+		return s.searchOne(r)
+	}
+	s.run(dir)
+	if err := s.c.ctx.Err(); err != nil {
+		return cancelled(s.c.tool, err)
+	}
+	return nil
 }
 
 // searchOne searches the single file r (the search path named a file).
@@ -358,9 +388,14 @@ func (s *searcher) searchOne(r *resolved) *Error {
 		o.skipped = true
 	} else {
 		var st scanState
-		_, serr := s.m.scan(&st, f, fi.Size(), func(line int, text []byte) bool {
-			return s.keep(o, line, text) && s.c.ctx.Err() == nil
-		})
+		var serr error
+		if s.context > 0 {
+			serr = s.scanContext(&st, f, fi.Size(), o, func() bool { return s.c.ctx.Err() == nil })
+		} else {
+			_, serr = s.m.scan(&st, f, fi.Size(), func(line int, text []byte) bool {
+				return s.keep(o, line, text) && s.c.ctx.Err() == nil
+			})
+		}
 		if serr != nil {
 			return osError(s.c.tool, r.rel, r.spelling, serr)
 		}
@@ -397,6 +432,11 @@ func (s *searcher) add(o *searchOut) {
 			return
 		}
 		s.matches = append(s.matches, schema.SearchMatch{Path: path, Line: line, Text: o.texts[i]})
+		if o.ctx != nil {
+			s.ctxs = append(s.ctxs, o.ctx[i])
+		} else if s.context > 0 {
+			s.ctxs = append(s.ctxs, false)
+		}
 	}
 }
 
@@ -411,10 +451,14 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		sep := byte(':')
+		if i < len(s.ctxs) && s.ctxs[i] {
+			sep = '-'
+		}
 		b.WriteString(m.Path)
-		b.WriteByte(':')
+		b.WriteByte(sep)
 		b.WriteString(strconv.Itoa(m.Line))
-		b.WriteByte(':')
+		b.WriteByte(sep)
 		b.WriteString(m.Text)
 	}
 	h := s.filter.hidden
@@ -428,9 +472,17 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		}
 		switch {
 		case s.budget.over:
-			b.WriteString(budgetLine(s.budget.limit, "narrow the search: a path further down, a more specific pattern, or an include_glob"))
+			narrow := s.narrow
+			if narrow == "" {
+				narrow = "narrow the search: a path further down, a more specific pattern, or an include_glob"
+			}
+			b.WriteString(budgetLine(s.budget.limit, narrow))
 		case s.truncated:
-			b.WriteString(truncatedLine(s.limit, "matches"))
+			what := s.what
+			if what == "" {
+				what = "matches"
+			}
+			b.WriteString(truncatedLine(s.limit, what))
 		default:
 			b.WriteString("[... " + strconv.Itoa(s.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
 				strconv.Itoa(s.budget.limit) + "); search from inside them]")

@@ -205,7 +205,8 @@ func asciiFoldOrbit(r rune) bool {
 
 // scanState is one worker's reusable buffer.
 type scanState struct {
-	buf []byte
+	buf   []byte
+	whole []byte // grep with context: the whole file (grep.go)
 }
 
 // scan reads size bytes of r (the size fstat reported; a file that grows meanwhile is read as it

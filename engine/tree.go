@@ -71,6 +71,7 @@ type treeWalk struct {
 // subdirectories, whose listings it queues for the prefetcher first. A subdirectory that cannot
 // be read is shown unexpanded.
 func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, depth int) *Error {
+	t.filter.enter(dir, ents)
 	visible := make([]walkEntry, 0, len(ents))
 	for _, de := range ents {
 		if ent, ok := t.filter.entry(dir, de, true); ok {
@@ -114,7 +115,7 @@ func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, dept
 			}
 			continue // vanished or swapped meanwhile: shown, not expanded
 		}
-		werr := t.walk(child, &walkDir{rel: ent.rel, lex: ent.lex, h: child.h}, childEnts, depth+1)
+		werr := t.walk(child, &walkDir{rel: ent.rel, lex: ent.lex, h: child.h, up: dir.ign}, childEnts, depth+1)
 		child.release()
 		if werr != nil || t.res.Truncated {
 			return werr

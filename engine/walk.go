@@ -51,6 +51,9 @@ type walkDir struct {
 	rel string // resolved root-relative path, no symlinks at the time it was opened
 	lex string // the walk's spelling of it, root-relative
 	h   dirHandle
+	// The ignore rules in force in it (ignore.go), set by walkFilter.enter, and in its parent
+	// (nil for the walk's root).
+	ign, up *ignoreLevel
 }
 
 // entryFile is a file a walk opened for reading.
@@ -122,7 +125,7 @@ func (d *walkDir) child(ent *walkEntry) (*walkDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &walkDir{rel: ent.rel, lex: ent.lex, h: h}, nil
+	return &walkDir{rel: ent.rel, lex: ent.lex, h: h, up: d.ign}, nil
 }
 
 // readNames returns the entries of d sorted by name (rule 5); files (not directories, not
@@ -195,12 +198,17 @@ type walkFilter struct {
 	// resolved entry is readable and canRead can be skipped.
 	filters bool
 	denies  bool // some denied pattern exists (rule 4's pruning)
-	// hidden counts the entries entry left out by name (rule 2) and by access (rule 3).
+	// hidden counts the entries entry left out by name (rule 2), by ignore rules and by access
+	// (rule 3).
 	hidden schema.HiddenCounts
+	ign    *ignorer // nil: no ignore rules
+	// unignore, when set, reports an entry (root-relative spelling) that ignore rules must not
+	// hide: one an rg-style glob names (list_files and grep, grep.go).
+	unignore func(lex string, isDir bool) bool
 }
 
 func (e *Engine) newWalkFilter() *walkFilter {
-	f := &walkFilter{e: e, denies: e.denies()}
+	f := &walkFilter{e: e, denies: e.denies(), ign: e.ignore}
 	f.filters = f.denies
 	for _, p := range e.policies {
 		f.filters = f.filters || len(p.allowed) > 0
@@ -213,12 +221,32 @@ func (e *Engine) newWalkFilter() *walkFilter {
 	return f
 }
 
+// enter loads the ignore rules of d, whose sorted listing is ents, before its entries are
+// filtered.
+func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
+	if f.ign == nil || d.ign != nil {
+		return
+	}
+	up := d.up
+	if up == nil {
+		up = f.ign.rootLevel(f.e, f, d.rel)
+	}
+	if ents == nil {
+		ents = []fs.DirEntry{} // listed, empty: no ignore file to look up
+	}
+	d.ign = f.ign.below(f.e, f, up, d.rel, &d.h, ents)
+}
+
 // entry resolves one raw entry of d and reports whether it may be shown (rules 2 and 3). With
 // needInfo the entry's (or target's) FileInfo is filled in, for sizes.
 func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
 	name := de.Name()
 	if strings.HasPrefix(name, ".") {
 		f.hidden.Dot++
+		return walkEntry{}, false
+	}
+	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(joinChild(d.lex, name), de.IsDir())) {
+		f.hidden.Ignored++
 		return walkEntry{}, false
 	}
 	ent := walkEntry{name: name, lex: joinChild(d.lex, name), rel: joinChild(d.rel, name), mode: de.Type()}
@@ -358,7 +386,7 @@ func endListing(b *strings.Builder, truncated bool, shown, limit int, what, empt
 	case truncated:
 		b.WriteByte('\n')
 		b.WriteString(truncatedLine(limit, what))
-	case shown == 0 && hidden.Dot == 0 && hidden.Access == 0:
+	case shown == 0 && hidden.Dot == 0 && hidden.Access == 0 && hidden.Ignored == 0:
 		b.WriteString(empty)
 	}
 	endHidden(b, hidden)
@@ -373,12 +401,26 @@ func endHidden(b *strings.Builder, hidden schema.HiddenCounts) {
 		}
 		b.WriteString(hiddenDotLine(hidden.Dot))
 	}
+	if hidden.Ignored > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(hiddenIgnoredLine(hidden.Ignored))
+	}
 	if hidden.Access > 0 {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(hiddenAccessLine(hidden.Access))
 	}
+}
+
+// hiddenIgnoredLine is the notice for entries the ignore rules hid (ignore.go).
+func hiddenIgnoredLine(n int) string {
+	if n == 1 {
+		return "[1 entry ignored by .gitignore rules; name it explicitly to include it]"
+	}
+	return "[" + strconv.Itoa(n) + " entries ignored by .gitignore rules; name one explicitly to include it]"
 }
 
 // hiddenDotLine is rule 2's notice, worded as pydantic-ai-harness 0.62 words it.

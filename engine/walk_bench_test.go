@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -127,4 +128,50 @@ func BenchmarkFindFiles(b *testing.B) {
 		benchCall(b, benchTree(b), "find_files", map[string]any{"pattern": "**/file1*.go"})
 	})
 	b.Run("gosrc/tests", func(b *testing.B) { benchCall(b, goSrc(b), "find_files", map[string]any{"pattern": "**/*_test.go"}) })
+}
+
+func BenchmarkGrep(b *testing.B) {
+	b.Run("gosrc/literal", func(b *testing.B) {
+		benchCall(b, goSrc(b), "grep", map[string]any{"pattern": `func (r *Reader) Read(`, "literal": true})
+	})
+	b.Run("gosrc/regex", func(b *testing.B) {
+		benchCall(b, goSrc(b), "grep", map[string]any{"pattern": `func \(\w+ \*Reader\)`})
+	})
+	b.Run("gosrc/context2", func(b *testing.B) {
+		benchCall(b, goSrc(b), "grep", map[string]any{"pattern": `func \(\w+ \*Reader\)`, "context": 2})
+	})
+}
+
+func BenchmarkListFiles(b *testing.B) {
+	b.Run("gosrc/tests", func(b *testing.B) { benchCall(b, goSrc(b), "list_files", map[string]any{"glob": "*_test.go"}) })
+}
+
+// BenchmarkRg runs rg with the flags pydantic-ai-harness's tools give it, process start
+// included, for a same-run comparison with BenchmarkGrep and BenchmarkListFiles.
+func BenchmarkRg(b *testing.B) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("rg not installed")
+	}
+	src := goSrc(b)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"gosrc/literal", []string{"--line-number", "--with-filename", "--sort", "path", "--fixed-strings", "--regexp", `func (r *Reader) Read(`}},
+		{"gosrc/regex", []string{"--line-number", "--with-filename", "--sort", "path", "--regexp", `func \(\w+ \*Reader\)`}},
+		{"gosrc/context2", []string{"--line-number", "--with-filename", "--sort", "path", "--context", "2", "--regexp", `func \(\w+ \*Reader\)`}},
+		{"gosrc/regex-unsorted", []string{"--line-number", "--with-filename", "--regexp", `func \(\w+ \*Reader\)`}},
+		{"gosrc/files-tests", []string{"--files", "--sort", "path", "--glob", "*_test.go"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(rg, tc.args...)
+				cmd.Dir = src
+				if out, err := cmd.Output(); err != nil && len(out) == 0 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

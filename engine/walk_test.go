@@ -61,7 +61,7 @@ func callText(t *testing.T, e *Engine, tool string, args any) string {
 func allWalkers(cfg schema.Config) schema.Config {
 	cfg.Tools = []string{
 		schema.ToolReadFile, schema.ToolListDirectory, schema.ToolSearchFiles, schema.ToolFindFiles,
-		schema.ToolDirectoryTree, schema.ToolReadMultipleFiles,
+		schema.ToolDirectoryTree, schema.ToolReadMultipleFiles, schema.ToolListFiles, schema.ToolGrep,
 	}
 	return cfg
 }

@@ -100,8 +100,9 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 			return res, nil
 		case ann.redo != nil:
 			return nil, ann.redo
-		case ann.content != nil:
-			// The reviewer's content, under the same lock and guard as the model's.
+		case ann.content != nil && *ann.content != a.Content:
+			// The reviewer's content, under the same lock and guard as the model's; the
+			// proposal sent back unchanged is a plain approval.
 			a.Content = *ann.content
 			res.ModifiedByReviewer = true
 		}
@@ -113,18 +114,24 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		return nil, cerr
 	}
 	h := contentHash(content)
-	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, ModifiedByReviewer: res.ModifiedByReviewer})
+	after := e.runPostEdit(c, r.rel, h, "write")
+	if after != nil {
+		h = after.hash
+	}
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList(),
+		ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Created = created
 	res.Chars = utf8.RuneCountInString(a.Content)
 	res.Lines = countLines(a.Content)
 	res.Text = fmt.Sprintf("Wrote %d chars (%d lines) to %s.", res.Chars, res.Lines, a.Path)
-	if e.hashes {
+	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
 	}
 	if res.ModifiedByReviewer {
 		res.Text += reviewNote
 	}
+	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil
 }
 

@@ -363,6 +363,7 @@ func TestEveryToolRefusesHostilePaths(t *testing.T) {
 		"edit_file":    {"old_text": "a", "new_text": "b"},
 		"search_files": {"pattern": "canary"},
 		"find_files":   {"pattern": "*"},
+		"grep":         {"pattern": "canary"},
 	}
 	cs := f.connect(t, Options{Config: all}, nil, modern)
 	for _, hostile := range []string{"../../etc/passwd", "..", "../secret.txt", f.root + "_sibling", "/etc"} {

@@ -9,7 +9,8 @@ type Config struct {
 	// Absolute path of the directory every tool is confined to (a relative path is taken from the
 	// server's working directory, or from the host's root when the host fixed the policy, which
 	// then only accepts a directory inside its root). Symlinks in it are resolved once, at
-	// initialize.
+	// initialize. In the host's --config file (and --root) "~", "~user" and $VAR expand; sent in
+	// initialize it is taken literally.
 	RootDir string `json:"root_dir,omitempty"`
 	// Base directory for relative paths, relative to the root. Default ".". Must stay inside the root.
 	Cwd string `json:"cwd,omitempty"`
@@ -52,12 +53,68 @@ type Config struct {
 	// Show content hashes to the model and accept expected_hash. Default true. When false the
 	// expected_hash argument disappears from the tool schemas; events still carry hashes.
 	ContentHashes *bool `json:"content_hashes,omitempty"`
+	// Skip what version control ignores in every walker (list_directory, directory_tree,
+	// find_files, search_files, list_files, grep): ".git", and the entries the .gitignore files
+	// (nested, with negation), .ignore and .rgignore files, the root's .git/info/exclude and the
+	// host's global excludes file exclude, as rg --files does. Default true. Paths stay readable by
+	// name; a walk rooted at an ignored directory shows what is in it. Walkers count what the rules
+	// hid (hidden.ignored).
+	IgnoreVCS *bool `json:"ignore_vcs,omitempty"`
 	// Names of the enabled tools. Default: the eight default tools.
 	Tools []string `json:"tools,omitempty"`
 	// Ordered permission rules; the first rule whose operation and path match decides, and no match
 	// allows.
 	Permissions []PermissionRule `json:"permissions,omitempty"`
+	// Commands run after write_file or edit_file changed a file whose path matches (a formatter,
+	// say): every matching hook once, in order, in the root directory, with a timeout. A failure
+	// (non-zero exit, timeout, command not found) becomes a warning in the tool's result, never a
+	// rollback; the result and event carry the content after the hooks. Host configuration only
+	// (the --config file): a client setting it in initialize is refused with -32602, and no tool
+	// argument reaches a command except the file's own path as one whole argument.
+	PostEdit []PostEditHook `json:"post_edit,omitempty"`
+	// Default timeout of one post_edit hook, in seconds. Default 30. Host configuration only.
+	PostEditTimeout *int `json:"post_edit_timeout,omitempty"`
 }
+
+// PostEditHook is one post_edit command. It protects against shell injection through a file
+// name (there is no shell: cmd is an argument vector, and ${file} is replaced inside arguments,
+// never split); it does not sandbox the command, which runs with the server's own rights and
+// environment, as the host that configured it intended.
+type PostEditHook struct {
+	// Which files the hook runs for: a doublestar glob relative to the root ("cmd/**/*.go"); a
+	// pattern without "/" matches the base name at any depth ("*.go"). Case-sensitive.
+	Path string `json:"path"`
+	// The command as an argument vector, run without a shell; "${file}" in any argument is
+	// replaced by the changed file's root-relative path prefixed with "./" (so a name such as
+	// "-rf.go" cannot be taken as an option). Example: ["gofmt", "-w", "${file}"].
+	Cmd []string `json:"cmd"`
+	// Timeout in seconds; default post_edit_timeout. On timeout the command's process group is
+	// killed.
+	Timeout *int `json:"timeout,omitempty"`
+}
+
+// PostEditRun reports one post_edit hook that ran after a change.
+type PostEditRun struct {
+	// The hook's path pattern.
+	Path string `json:"path"`
+	// The command as run, ${file} replaced.
+	Cmd []string `json:"cmd"`
+	// True when the command exited with status 0.
+	OK bool `json:"ok"`
+	// Exit status; -1 when the command did not exit on its own (not started, timed out, cancelled).
+	ExitCode int `json:"exit_code"`
+	// True when the command was killed at its timeout.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Why the command did not run or finish ("executable file not found", "cancelled").
+	Error string `json:"error,omitempty"`
+	// Combined stdout and stderr, at most the first 4096 bytes (invalid UTF-8 replaced).
+	Output string `json:"output,omitempty"`
+	// True when output was cut at 4096 bytes.
+	OutputTruncated bool `json:"output_truncated,omitempty"`
+}
+
+// DefaultPostEditTimeout is the default of Config.PostEditTimeout, in seconds.
+const DefaultPostEditTimeout = 30
 
 // PermissionRule decides one kind of access to a set of paths.
 type PermissionRule struct {

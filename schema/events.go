@@ -44,8 +44,10 @@ type DirectoryListedEvent struct {
 // FileWrittenEvent: write_file wrote a file; sent after the bytes landed.
 type FileWrittenEvent struct {
 	EventBase
-	// Hash of the written content.
+	// Hash of the file's content after the post_edit hooks ("<absent>" when they removed it).
 	ContentHash string `json:"content_hash"`
+	// The post_edit hooks that ran after the write; absent when none matched.
+	PostEdit []PostEditRun `json:"post_edit,omitempty"`
 	// True when the reviewer's edit of the change request was applied instead of the model's
 	// change.
 	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
@@ -54,16 +56,19 @@ type FileWrittenEvent struct {
 // FileEditedEvent: edit_file changed a file; sent after the bytes landed.
 type FileEditedEvent struct {
 	EventBase
-	// Hash of the new content.
+	// Hash of the new content, after the post_edit hooks ("<absent>" when they removed it).
 	ContentHash string `json:"content_hash"`
-	// Unified diff of the change (bounded, see FileChangeRequest).
+	// The post_edit hooks that ran after the edit; absent when none matched.
+	PostEdit []PostEditRun `json:"post_edit,omitempty"`
+	// Unified diff of the change, from the content before the edit to the content after the
+	// post_edit hooks (bounded, see FileChangeRequest).
 	Diff string `json:"diff"`
 	// True when diff does not show the whole change.
 	Truncated bool `json:"truncated"`
 	// Occurrences replaced (more than the edits given with replace_all).
 	Replacements int `json:"replacements"`
 	// True when the reviewer's edit of the change request was applied instead of the model's
-	// change.
+	// change; diff then shows what was written.
 	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 

@@ -76,7 +76,8 @@ type CancelParams struct {
 // (resolution, containment, denied/protected patterns, permission rules, expected_hash), and
 // when any check fails it writes nothing and the call fails with that check's error. An edit is
 // refused (change_request_failed) for delete and remove_directory, for content on anything but
-// write, and when it carries neither or both of content and arguments.
+// write and edit, for a replacement with a refusal, and when it carries neither or both of
+// content and arguments.
 type ChangeRequestResult struct {
 	// True lets the change proceed; false leaves the disk untouched. Ignored when decision is
 	// set; send false with decision "edit", so a server older than edits refuses the change
@@ -84,12 +85,14 @@ type ChangeRequestResult struct {
 	Approve bool `json:"approve"`
 	// Why the change was refused; shown to the model.
 	Reason string `json:"reason,omitempty"`
-	// "approve", "reject" or "edit"; wins over approve when present. Absent: approve decides.
+	// "approve", "reject" or "edit"; wins over approve when present. Absent: approve decides,
+	// and approve: true with content or arguments is an edit.
 	Decision string `json:"decision,omitempty" jsonschema:"enum=approve,enum=reject,enum=edit"`
-	// For decision "edit" on a write: the complete new content, replacing the model's content
-	// (the path and expected_hash stay the model's).
+	// For an edit of a write or an edit_file: the file's complete new content, written instead
+	// of the model's to the same path, under the same guard (the file unchanged since the
+	// request; text only for an edit). Equal to the proposal, it is a plain approval.
 	Content *string `json:"content,omitempty"`
-	// For decision "edit": the complete replacement arguments of the tool call (the same object
+	// For an edit: the complete replacement arguments of the tool call (the same object
 	// tools/call takes, decoded as strictly), replacing the model's arguments entirely.
 	Arguments map[string]any `json:"arguments,omitempty"`
 }

@@ -80,9 +80,21 @@ type WriteFileResult struct {
 	Chars int `json:"chars"`
 	// Lines written.
 	Lines int `json:"lines"`
-	// Hash of the written content; absent when content hashes are off.
+	// Hash of the file's content after the post_edit hooks (the written content when none ran);
+	// absent when content hashes are off.
 	Hash string `json:"hash,omitempty"`
+	PostEditOutcome
 	ChangeOutcome
+}
+
+// PostEditOutcome reports the post_edit hooks (host configuration) that ran after a change.
+type PostEditOutcome struct {
+	// The hooks that ran, in order; absent when none matched.
+	PostEdit []PostEditRun `json:"post_edit,omitempty"`
+	// The warning lines of the result text: hooks that failed, timed out or did not start, and a
+	// file the hooks removed or replaced with something that is not a regular file. The change
+	// itself stays in place.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ChangeOutcome reports how the client answered a change's change_request, when it did not
@@ -131,8 +143,9 @@ type EditFileResult struct {
 	Path string `json:"path"`
 	// Number of occurrences replaced (more than the number of edits with replace_all).
 	Replacements int `json:"replacements"`
-	// Hash of the new content; absent when content hashes are off.
+	// Hash of the new content, after the post_edit hooks; absent when content hashes are off.
 	Hash string `json:"hash,omitempty"`
+	PostEditOutcome
 	ChangeOutcome
 }
 
@@ -166,6 +179,9 @@ type HiddenCounts struct {
 	Dot int `json:"dot"`
 	// Entries left out by denied patterns, allowed patterns or permission rules.
 	Access int `json:"access"`
+	// Entries left out by ignore rules (Config.IgnoreVCS): .git, .gitignore and the other ignore
+	// files. Omitted when none.
+	Ignored int `json:"ignored,omitempty"`
 }
 
 // DirEntry is one entry of a listing.
@@ -234,6 +250,74 @@ type FindFilesResult struct {
 	Truncated bool `json:"truncated"`
 	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
 	Hidden *HiddenCounts `json:"hidden,omitempty"`
+}
+
+// ListFilesArgs are the arguments of list_files.
+type ListFilesArgs struct {
+	// Directory to list the files below. Default ".".
+	Path string `json:"path,omitempty"`
+	// Only files matching this glob, rg's dialect: without "/" it matches the file name at any
+	// depth ("*.py"), with "/" the path relative to path ("src/**/*.ts"); a leading "!" lists the
+	// files it does not match. A file or directory the glob matches is listed even if ignore rules
+	// skip it.
+	Glob string `json:"glob,omitempty"`
+}
+
+// ListFilesResult is the result of list_files.
+type ListFilesResult struct {
+	// Exactly what the model should see.
+	Text string `json:"text"`
+	// File paths relative to the working directory, sorted.
+	Paths []string `json:"paths"`
+	// True when files were dropped at max_find_results or at the max_output_chars budget.
+	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
+}
+
+// GrepArgs are the arguments of grep.
+type GrepArgs struct {
+	// Regular expression (RE2 syntax) matched against each line; with literal, plain text.
+	Pattern string `json:"pattern"`
+	// File or directory to search. Default ".".
+	Path string `json:"path,omitempty"`
+	// Only files matching this glob, as list_files' glob.
+	Glob string `json:"glob,omitempty"`
+	// Only files of this type, by rg's type names: "go", "py", "js", "ts", "rust", "md", ...
+	FileType string `json:"file_type,omitempty"`
+	// Match regardless of letter case.
+	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// Treat pattern as literal text, not a regular expression.
+	Literal bool `json:"literal,omitempty"`
+	// Lines of context before and after each match, 0 to 20. Default 0.
+	Context *int `json:"context,omitempty"`
+}
+
+// GrepResult is the result of grep.
+type GrepResult struct {
+	// Exactly what the model should see: "path:line:text" for matches, "path-line-text" for
+	// context lines.
+	Text string `json:"text"`
+	// Matching and context lines in path order, then line order.
+	Lines []GrepLine `json:"lines"`
+	// True when lines were dropped at max_search_results (context lines count) or at the
+	// max_output_chars budget.
+	Truncated bool `json:"truncated"`
+	// Entries left out, counted by reason; the text ends with a notice for each nonzero count.
+	Hidden *HiddenCounts `json:"hidden,omitempty"`
+}
+
+// GrepLine is one line of a grep result.
+type GrepLine struct {
+	// Path relative to the working directory.
+	Path string `json:"path"`
+	// 1-based line number.
+	Line int `json:"line"`
+	// The line without its terminator; a line over 4096 characters is cut there and ends in
+	// " [... omitted end of long line]".
+	Text string `json:"text"`
+	// True for a context line, false for a matching one.
+	Context bool `json:"context,omitempty"`
 }
 
 // CreateDirectoryArgs are the arguments of create_directory.

@@ -34,9 +34,7 @@ type ToolSpec struct {
 	ReadOnly bool
 }
 
-// Tools lists the tools this package describes, in registration order. Tools whose Go types are not
-// yet part of the protocol (list_files, grep) are reserved names: they come in a later protocol
-// revision and are refused as unknown until then.
+// Tools lists the tools this package describes, in registration order.
 var Tools = []ToolSpec{
 	{ToolReadFile, "Read a text file. Returns a header line with the path and line count, then numbered lines (6-wide number, TAB, line). " +
 		"Use offset (0-based lines to skip) and limit to page through large files; the result says which offset continues. " +
@@ -62,6 +60,13 @@ var Tools = []ToolSpec{
 		reflect.TypeFor[CreateDirectoryArgs](), reflect.TypeFor[CreateDirectoryResult](), true, false},
 	{ToolFileInfo, "Describe a file or directory: type, size, and for text files the line count and content hash; symlink target if the path is a link.",
 		reflect.TypeFor[FileInfoArgs](), reflect.TypeFor[FileInfoResult](), true, true},
+	{ToolListFiles, "List the files below a directory, recursively, one path per line, sorted, skipping what .gitignore ignores and hidden entries. " +
+		"glob narrows them (`*.py` matches names at any depth, `src/**/*.ts` paths below path). At most max_find_results paths and max_output_chars characters; past either the result is truncated and says so.",
+		reflect.TypeFor[ListFilesArgs](), reflect.TypeFor[ListFilesResult](), false, true},
+	{ToolGrep, "Search file contents like ripgrep: lines matching pattern (RE2 regex, or plain text with literal) as `path:line:text`, " +
+		"context lines as `path-line-text`. glob and file_type (`py`, `go`, `ts`, ...) narrow the files; ignore_case; context (0-20) adds lines around each match. " +
+		"Skips what .gitignore ignores, hidden and binary files. At most max_search_results lines (context lines count) and max_output_chars characters.",
+		reflect.TypeFor[GrepArgs](), reflect.TypeFor[GrepResult](), false, true},
 	{ToolReadMultipleFiles, "Read several text files at once (at most 100 paths), each as read_file with default offset and limit. One failure does not fail the others. " +
 		"All files share one budget of max_output_chars characters (default 50000); files past it are listed as not read: read them with read_file.",
 		reflect.TypeFor[ReadMultipleFilesArgs](), reflect.TypeFor[ReadMultipleFilesResult](), false, true},
@@ -78,8 +83,9 @@ var Tools = []ToolSpec{
 		reflect.TypeFor[MoveFileArgs](), reflect.TypeFor[MoveFileResult](), false, false},
 }
 
-// ReservedToolNames are tool names of the protocol that this revision does not implement yet.
-var ReservedToolNames = []string{ToolListFiles, ToolGrep}
+// ReservedToolNames are tool names of the protocol that this revision does not implement yet: none
+// since list_files and grep landed; the bundle keeps the (empty) list for clients that read it.
+var ReservedToolNames = []string{}
 
 // ToolByName returns the spec of the named tool.
 func ToolByName(name string) (ToolSpec, bool) {

@@ -42,6 +42,15 @@ func Merge(base, over schema.Config) schema.Config {
 	if over.ContentHashes != nil {
 		out.ContentHashes = over.ContentHashes
 	}
+	if over.IgnoreVCS != nil {
+		out.IgnoreVCS = over.IgnoreVCS
+	}
+	if over.PostEdit != nil {
+		out.PostEdit = over.PostEdit
+	}
+	if over.PostEditTimeout != nil {
+		out.PostEditTimeout = over.PostEditTimeout
+	}
 	out.ReadOnly = base.ReadOnly || over.ReadOnly
 	if over.Permissions != nil {
 		out.Permissions = over.Permissions
@@ -76,11 +85,18 @@ func (e *PolicyError) Error() string { return e.Msg }
 //   - every limit of schema.Limits: at most the host's (its default when the host set none);
 //   - tools: a subset of the tools the host enables (read_only applied); omitted, the host's;
 //   - read_only: on when either is on;
-//   - content_hashes: either way; hashes guard the client's own edits and widen no access.
+//   - content_hashes: either way; hashes guard the client's own edits and widen no access;
+//   - ignore_vcs: either way; ignore rules hide clutter, not secrets (read_file reaches an
+//     ignored path anyway), so turning them off widens no access;
+//   - post_edit, post_edit_timeout: refused (refuseHostOnly); the engine takes the hooks from
+//     the host's layer.
 //
 // Narrow protects the fields above; it does not stop a client from choosing a narrower policy
 // that the host then finds too narrow.
 func Narrow(host, client schema.Config) (schema.Config, error) {
+	if err := refuseHostOnly(client); err != nil {
+		return schema.Config{}, err
+	}
 	out := schema.Config{
 		RootDir:         client.RootDir,
 		Cwd:             client.Cwd,
@@ -89,7 +105,11 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		Tools:           host.Tools,
 		ReadOnly:        host.ReadOnly || client.ReadOnly,
 		ContentHashes:   host.ContentHashes,
+		IgnoreVCS:       host.IgnoreVCS,
 		Permissions:     client.Permissions,
+	}
+	if client.IgnoreVCS != nil {
+		out.IgnoreVCS = client.IgnoreVCS
 	}
 	out.ProtectedPatterns = client.ProtectedPatterns
 	if out.Cwd == "" && client.RootDir == "" {
@@ -146,6 +166,22 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		out.Tools = client.Tools
 	}
 	return out, nil
+}
+
+// refuseHostOnly returns a *PolicyError when a client's config sets a field only the host may
+// set: post_edit and post_edit_timeout, whose commands run with the server's rights. It applies
+// whether or not the host fixed the policy: even an SDK that spawned fsbox configures hooks in
+// the --config file, never over the wire, so nothing a client relays can start a process.
+func refuseHostOnly(client schema.Config) *PolicyError {
+	switch {
+	case client.PostEdit != nil:
+		return &PolicyError{"post_edit", "post_edit: hooks run commands on the host and come only from the host's configuration " +
+			"(fsbox serve --config FILE); a client cannot set them in initialize."}
+	case client.PostEditTimeout != nil:
+		return &PolicyError{"post_edit_timeout", "post_edit_timeout: hooks come only from the host's configuration " +
+			"(fsbox serve --config FILE); a client cannot set their timeout in initialize."}
+	}
+	return nil
 }
 
 // hostTools returns the tools a host configuration enables, in registration order.

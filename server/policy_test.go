@@ -28,6 +28,9 @@ func TestLimitsTableCoversConfig(t *testing.T) {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "post_edit_timeout" {
+			continue // host-only, refused from clients (refuseHostOnly), not a narrowable limit
+		}
 		got, ok := listed[v.Field(i).Addr().Pointer()]
 		if !ok || got != name {
 			t.Errorf("schema.Limits does not list %s (%s) under its JSON name; add it", f.Name, name)
@@ -173,5 +176,67 @@ func TestBareServerClientConfiguresEverything(t *testing.T) {
 	w.request(1, "initialize", initParams(root, map[string]any{"denied_patterns": []any{}, "max_read_chars": 1 << 30}))
 	if _, resp := w.request(2, "tools/call", toolCall("read_file", map[string]any{"path": ".env"})); resp["result"] == nil {
 		t.Errorf("read .env with denied_patterns: [] = %v", resp)
+	}
+}
+
+// post_edit and post_edit_timeout come only from the host: a client setting them in initialize
+// is refused with -32602 naming the field, whether or not the host fixed the policy, and a
+// refused session ran nothing.
+func TestClientCannotSetPostEdit(t *testing.T) {
+	root := t.TempDir()
+	marker := filepath.Join(root, "HOOK-RAN")
+	hook := []map[string]any{{"path": "*", "cmd": []string{"touch", marker}}}
+	for _, opts := range []Options{{}, {Config: schema.Config{RootDir: root}, FixedPolicy: true}} {
+		w := newWire(t, opts)
+		w.onRequest = func(map[string]any) any { return map[string]any{"approve": true} }
+		for i, cfg := range []map[string]any{{"post_edit": hook}, {"post_edit": []any{}}, {"post_edit_timeout": 5}} {
+			_, resp := w.request(i+1, "initialize", initParams(root, cfg))
+			code, data := errorCode(t, resp)
+			msg, _ := resp["error"].(map[string]any)["message"].(string)
+			field := "post_edit"
+			if _, ok := cfg["post_edit_timeout"]; ok {
+				field = "post_edit_timeout"
+			}
+			if code != schema.CodeInvalidParams || data["kind"] != "invalid_arguments" || !strings.HasPrefix(msg, field+": ") {
+				t.Errorf("fixed=%v config %v = %v; want -32602 invalid_arguments naming %s", opts.FixedPolicy, cfg, resp, field)
+			}
+		}
+		_, resp := w.request(9, "initialize", initParams(root, nil))
+		if resp["result"] == nil {
+			t.Fatalf("initialize after the refusals = %v", resp)
+		}
+		w.request(10, "tools/call", map[string]any{"name": "write_file", "arguments": map[string]any{"path": "a.txt", "content": "x"}})
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a client-sent post_edit hook ran")
+	}
+}
+
+// The host's hooks run in a session whose client narrowed the root, matched against paths
+// relative to the host's root, with ${file} relative to the session root (the hook's cwd).
+func TestHostHooksUnderNarrowedRoot(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	host := schema.Config{RootDir: root, PostEdit: []schema.PostEditHook{
+		{Path: "sub/*.txt", Cmd: []string{"sh", "-c", `printf '%s\n' "$1" >> hook.log`, "sh", "${file}"}},
+		{Path: "other/*.txt", Cmd: []string{"touch", "WRONG"}},
+	}}
+	w := newWire(t, Options{Config: host, FixedPolicy: true})
+	w.onRequest = func(map[string]any) any { return map[string]any{"approve": true} }
+	if _, resp := w.request(1, "initialize", initParams("sub", nil)); resp["result"] == nil {
+		t.Fatalf("initialize = %v", resp)
+	}
+	_, resp := w.request(2, "tools/call", map[string]any{"name": "write_file", "arguments": map[string]any{"path": "a.txt", "content": "x\n"}})
+	if resp["result"] == nil {
+		t.Fatalf("write_file = %v", resp)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "sub", "hook.log"))
+	if err != nil || string(b) != "./a.txt\n" {
+		t.Errorf("hook.log in the session root = %q, %v; want \"./a.txt\\n\"", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "sub", "WRONG")); err == nil {
+		t.Error("a hook whose pattern does not match ran")
 	}
 }

@@ -144,6 +144,11 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 			Message: fmt.Sprintf("unsupported protocol_version %q; this server speaks %q", p.ProtocolVersion, schema.ProtocolVersion),
 			Data:    schema.ErrorData{Kind: "invalid_arguments", Supported: []string{schema.ProtocolVersion}}}
 	}
+	if p.Config != nil {
+		if perr := refuseHostOnly(*p.Config); perr != nil {
+			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: "invalid_arguments"}}
+		}
+	}
 	cfg := s.srv.opts.Config
 	eopts := engine.Options{DefaultRoot: s.srv.opts.DefaultRoot}
 	switch {

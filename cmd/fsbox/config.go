@@ -53,6 +53,13 @@ func (c *configFlags) load() (schema.Config, error) {
 		if cfg, err = readConfigFile(c.file); err != nil {
 			return cfg, err
 		}
+		if cfg.RootDir != "" {
+			// "~", "~/…" and $VAR expand in the host's own paths, never in a client's or the
+			// model's (server.ExpandHostPath).
+			if cfg.RootDir, err = server.ExpandHostPath(cfg.RootDir); err != nil {
+				return cfg, fmt.Errorf("config %s: root_dir: %w", c.file, err)
+			}
+		}
 		if cfg.RootDir != "" && !filepath.IsAbs(cfg.RootDir) {
 			// A root in a config file is relative to the file, not to wherever fsbox was started.
 			cfg.RootDir = filepath.Join(filepath.Dir(c.file), cfg.RootDir)
@@ -60,6 +67,13 @@ func (c *configFlags) load() (schema.Config, error) {
 	}
 	var flags schema.Config
 	flags.RootDir, flags.Cwd, flags.ReadOnly = c.root, c.cwd, c.readOnly
+	if flags.RootDir != "" {
+		var err error
+		if flags.RootDir, err = server.ExpandHostPath(flags.RootDir); err != nil {
+			return cfg, fmt.Errorf("--root: %w", err)
+		}
+		c.root = flags.RootDir // also the engine's DefaultRoot
+	}
 	if c.tools != "" {
 		flags.Tools = strings.Split(c.tools, ",")
 	}

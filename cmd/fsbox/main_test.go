@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -37,18 +36,7 @@ type result struct {
 
 func fsbox(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(fsboxBin, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return fsboxEnv(t, nil, stdin, args...)
 }
 
 func tree(t testing.TB, files map[string]string) string {

@@ -132,7 +132,12 @@ type serveProc struct {
 }
 
 func startServeBench(b *testing.B, root string) *serveProc {
-	cmd := exec.Command(fsboxBin, "serve", "--root", root)
+	return startServeWith(b, root, `{"protocol_version":"1"}`)
+}
+
+// startServeWith starts fsbox serve on root (with more flags) and initializes it with params.
+func startServeWith(b *testing.B, root, params string, flags ...string) *serveProc {
+	cmd := exec.Command(fsboxBin, append([]string{"serve", "--root", root}, flags...)...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -145,7 +150,7 @@ func startServeBench(b *testing.B, root string) *serveProc {
 		b.Fatal(err)
 	}
 	s := &serveProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	s.roundTrip(b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1"}}`)
+	s.roundTrip(b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":`+params+`}`)
 	return s
 }
 
@@ -155,9 +160,15 @@ func (s *serveProc) roundTrip(b *testing.B, line string) {
 		b.Fatal(err)
 	}
 	reply, err := s.out.ReadString('\n')
-	if err != nil || strings.Contains(reply, `"error"`) {
+	if err != nil || isErrorReply(reply) {
 		b.Fatalf("reply %q: %v", reply, err)
 	}
+}
+
+// isErrorReply reports a JSON-RPC error reply (not a result that mentions "error" somewhere).
+func isErrorReply(reply string) bool {
+	head, _, _ := strings.Cut(reply, `,"result":`)
+	return strings.Contains(head, `"error":`)
 }
 
 func (s *serveProc) close(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 	"time"
@@ -59,6 +60,9 @@ func runServe(args []string) int {
 	out := os.Stdout
 	os.Stdout = os.Stderr
 
+	if stopProfile := startProfile(); stopProfile != nil {
+		defer stopProfile()
+	}
 	ctx, stop := onSignal()
 	defer stop()
 	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, FixedPolicy: cf.fixed(), MaxMessageBytes: *maxBytes,
@@ -68,6 +72,27 @@ func runServe(args []string) int {
 		return errorf("%v", err)
 	}
 	return 0
+}
+
+// startProfile writes a CPU profile of the whole session to $FSBOX_CPUPROFILE, if set, for
+// profiling the server as a client drives it (bench/README.md). It returns the function that
+// ends the profile, or nil. A session ended by a signal's grace timeout loses its profile.
+func startProfile() func() {
+	path := os.Getenv("FSBOX_CPUPROFILE")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fsbox: FSBOX_CPUPROFILE: %v\n", err)
+		return nil
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(os.Stderr, "fsbox: FSBOX_CPUPROFILE: %v\n", err)
+		f.Close()
+		return nil
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // signalGrace is how long calls get to return after SIGTERM or SIGINT before the process exits

@@ -72,7 +72,8 @@ type op struct {
 	Tool           string          `json:"tool"`
 	Arguments      json.RawMessage `json:"arguments"`
 	// The runner's answer to a change request (op "answer"): Error set fails the callback;
-	// Decision "edit" answers with Content or with Arguments (the reviewer's replacement).
+	// Decision "edit" (or approve with a replacement) answers with Content or with Arguments
+	// (the reviewer's replacement).
 	Approve  bool    `json:"approve"`
 	Reason   string  `json:"reason"`
 	Error    string  `json:"error"`
@@ -240,7 +241,7 @@ func (a *adapter) onEvent(e fsboxclient.Event) {
 }
 
 // onChangeRequest hands the request to the runner and returns what it answers: nil approves,
-// req.Cancel refuses, req.EditContent and req.EditArguments approve the reviewer's replacement,
+// req.Cancel refuses, req.ApproveWith and req.EditArguments approve the reviewer's replacement,
 // and an error answer fails the callback, so the server fails the call.
 func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequest) error {
 	a.exchange.Lock()
@@ -256,11 +257,16 @@ func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequ
 		return errors.New("the runner did not answer the change request")
 	case ans.Error != "":
 		return errors.New(ans.Error)
-	case ans.Decision == "edit" && ans.Content != nil && len(ans.Arguments) == 0:
-		return req.EditContent(*ans.Content)
-	case ans.Decision == "edit" && ans.Content == nil && len(ans.Arguments) > 0:
-		return req.EditArguments(ans.Arguments)
-	case ans.Decision == "edit":
+	}
+	replaces := ans.Content != nil || len(ans.Arguments) > 0
+	switch {
+	case ans.Decision == "edit" || ans.Decision == "" && ans.Approve && replaces:
+		switch {
+		case ans.Content != nil && len(ans.Arguments) == 0:
+			return req.ApproveWith(*ans.Content)
+		case ans.Content == nil && len(ans.Arguments) > 0:
+			return req.EditArguments(ans.Arguments)
+		}
 		return errors.New("the SDK sends an edit with content or with arguments, not both or neither")
 	case ans.Decision == "approve":
 		return nil

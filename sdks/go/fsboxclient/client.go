@@ -45,7 +45,9 @@ type Options struct {
 	// a goroutine if needed.
 	OnEvent func(Event)
 	// OnChangeRequest is asked before a change touches disk (capabilities.change_requests is
-	// requested only when it is set). Return nil to approve, req.Cancel(reason) to refuse (the call
+	// requested only when it is set). Return nil to approve, req.ApproveWith(content) to approve a
+	// write or edit with content of the reviewer's own, req.EditArguments(params) to approve the
+	// call with the reviewer's replacement arguments, req.Cancel(reason) to refuse (the call
 	// then returns a normal result with Cancelled set), or any other error to fail: the server
 	// then aborts the call with a fatal change_request_failed error. It runs on its own goroutine
 	// and may call the client; ctx is cancelled when the client closes.
@@ -64,10 +66,11 @@ type ChangeRequest struct {
 // req.Cancel("…") from OnChangeRequest.
 func (r *ChangeRequest) Cancel(reason string) error { return &RefusedError{Reason: reason} }
 
-// EditContent returns the answer that approves the change with the reviewer's content instead of
-// the model's: return req.EditContent("…") from OnChangeRequest. Only a write (Operation "write")
-// takes content; the server fails any other call with change_request_failed.
-func (r *ChangeRequest) EditContent(content string) error {
+// ApproveWith returns the answer that approves a write or an edit with content as the file's
+// whole new content instead of what the model proposed: return req.ApproveWith("…") from
+// OnChangeRequest. The server writes it to the same path under the same checks; the result and
+// event say modified_by_reviewer. Other operations fail the call (change_request_failed).
+func (r *ChangeRequest) ApproveWith(content string) error {
 	return &EditedError{Content: &content}
 }
 
@@ -92,7 +95,7 @@ type RefusedError struct {
 func (e *RefusedError) Error() string { return "fsboxclient: change refused: " + e.Reason }
 
 // EditedError is an approval with the reviewer's edit (decision "edit"); OnChangeRequest returns it
-// through ChangeRequest.EditContent or EditArguments (possibly wrapped). The result then has
+// through ChangeRequest.ApproveWith or EditArguments (possibly wrapped). The result then has
 // ModifiedByReviewer set.
 type EditedError struct {
 	Content   *string

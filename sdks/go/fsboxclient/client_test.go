@@ -345,7 +345,7 @@ func TestChangeRequestApproved(t *testing.T) {
 	}
 }
 
-// TestChangeRequestEdited: EditContent and EditArguments (wrapped or not) apply the reviewer's
+// TestChangeRequestEdited: ApproveWith and EditArguments (wrapped or not) apply the reviewer's
 // replacement, and the result says so.
 func TestChangeRequestEdited(t *testing.T) {
 	root := t.TempDir()
@@ -355,7 +355,7 @@ func TestChangeRequestEdited(t *testing.T) {
 	c := start(t, Options{RootDir: root, OnChangeRequest: func(_ context.Context, req *ChangeRequest) error {
 		switch req.Operation {
 		case "write":
-			return fmt.Errorf("wrapped: %w", req.EditContent("reviewed\n"))
+			return fmt.Errorf("wrapped: %w", req.ApproveWith("reviewed\n"))
 		case "edit":
 			return req.EditArguments(EditFileParams{Path: "t.txt", OldText: new("b"), NewText: new("B")})
 		}

@@ -152,7 +152,7 @@ def test_change_request_edited(make_client: ClientFactory, root: Path) -> None:
 
     def review(request: fsbox.ChangeRequest) -> None:
         if request.operation == "write":
-            request.edit("reviewed\n")
+            request.approve_with("reviewed\n")
         else:
             request.edit(arguments=fsbox.EditFileArgs(path="t.txt", old_text="b", new_text="B"))
 
@@ -171,16 +171,18 @@ def test_change_request_edit_answers() -> None:
     request = fsbox.ChangeRequest(
         path="a", root_dir="/r", tool="write_file", operation="write", diff="", truncated=False, reason="listener"
     )
-    request.edit("new")
+    request.approve_with("new")
     assert request.answer() == {"approve": False, "decision": "edit", "content": "new"}
     request.cancel("no")
     assert request.answer() == {"approve": False, "reason": "no"}
     request.edit(arguments={"path": "b", "content": "x"})
     assert request.answer() == {"approve": False, "decision": "edit", "arguments": {"path": "b", "content": "x"}}
-    with pytest.raises(ValueError):
-        request.edit()
-    with pytest.raises(ValueError):
-        request.edit("x", arguments={"path": "b"})
+    request.approve_with("last")
+    assert request.answer() == {"approve": False, "decision": "edit", "content": "last"}
+    with pytest.raises(TypeError):
+        request.edit("a whole file")  # content goes through approve_with
+    with pytest.raises(TypeError):
+        request.approve_with(None)  # type: ignore[arg-type]
 
 
 def test_raising_change_request_aborts_with_fatal(make_client: ClientFactory, root: Path) -> None:

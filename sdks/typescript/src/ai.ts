@@ -86,9 +86,10 @@ async function callTool(
 
 /**
  * A reviewer's answer: true approves; false or { approve: false, reason } refuses; { edit: { content } }
- * or { edit: { arguments } } approves the reviewer's replacement instead (see ChangeRequest.edit).
+ * (ChangeRequest.approveWith) or { edit: { arguments } } (ChangeRequest.edit) approves the
+ * reviewer's replacement instead.
  */
-export type ReviewAnswer = boolean | { approve: boolean; reason?: string } | { edit: ChangeRequestEdit };
+export type ReviewAnswer = boolean | { approve: boolean; reason?: string } | { edit: { content: string } | ChangeRequestEdit };
 
 /**
  * reviewChanges builds a ClientOptions.onChangeRequest that asks review only about changes a
@@ -105,7 +106,11 @@ export function reviewChanges(
     }
     const answer = await review(request);
     if (typeof answer === "object" && "edit" in answer) {
-      request.edit(answer.edit);
+      if ("content" in answer.edit) {
+        request.approveWith(answer.edit.content);
+      } else {
+        request.edit(answer.edit);
+      }
       return;
     }
     if (answer === true || (typeof answer === "object" && answer.approve)) {

@@ -123,14 +123,14 @@ test("an async onChangeRequest that returns approves, and the change waits for i
   }
 });
 
-test("edit approves the reviewer's replacement: content for a write, arguments for an edit", async () => {
+test("approveWith and edit approve the reviewer's replacement: content for a write, arguments for an edit", async () => {
   const events: Event[] = [];
   const root = tempRoot({ "t.txt": "a\nb\n" });
   const fs = await start(root, {
     onEvent: (e) => void events.push(e),
     onChangeRequest: (req) => {
       if (req.operation === "write") {
-        req.edit({ content: "reviewed\n" });
+        req.approveWith("reviewed\n");
       } else {
         req.edit({ arguments: { path: "t.txt", old_text: "b", new_text: "B" } });
       }
@@ -153,12 +153,14 @@ test("edit approves the reviewer's replacement: content for a write, arguments f
   }
 });
 
-test("edit refuses an answer with neither or both of content and arguments", async () => {
+test("edit takes arguments only, approveWith content only", async () => {
   const root = tempRoot();
   const fs = await start(root, {
     onChangeRequest: (req) => {
       assert.throws(() => req.edit({} as never), TypeError);
       assert.throws(() => req.edit({ content: "x", arguments: {} } as never), TypeError);
+      assert.throws(() => req.edit({ content: "x" } as never), TypeError);
+      assert.throws(() => req.approveWith(undefined as never), TypeError);
       req.cancel("checked");
     },
   });

@@ -144,13 +144,18 @@ async function start(op: StartOp): Promise<object> {
       onChangeRequest: async (request) => {
         // The request serialises as its wire form: cancel is not enumerable.
         const answer = await askRunner(request);
-        if (answer.decision === "edit") {
-          const content = typeof answer.content === "string" ? answer.content : undefined;
-          const args = typeof answer.arguments === "object" && answer.arguments !== null ? answer.arguments : undefined;
+        const content = typeof answer.content === "string" ? answer.content : undefined;
+        const args = typeof answer.arguments === "object" && answer.arguments !== null ? answer.arguments : undefined;
+        const replaces = answer.content !== undefined || answer.arguments !== undefined;
+        if (answer.decision === "edit" || (answer.decision === undefined && answer.approve === true && replaces)) {
           if ((content === undefined) === (args === undefined)) {
             throw new Error("the SDK sends an edit with content or with arguments, not both or neither");
           }
-          request.edit(content !== undefined ? { content } : { arguments: args as object });
+          if (content !== undefined) {
+            request.approveWith(content);
+          } else {
+            request.edit({ arguments: args as object });
+          }
         } else if (answer.decision === "reject" || (answer.decision !== "approve" && answer.approve !== true)) {
           request.cancel(answer.reason);
         }

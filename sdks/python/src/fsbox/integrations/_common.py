@@ -153,9 +153,9 @@ class ChangeGate:
             # as if the model had sent it and asks nothing more.
             edit, self._edit = self._edit, None
             if edit.content is not None:
-                req.edit(edit.content)
+                req.approve_with(edit.content)
             else:
-                req.edit(arguments=edit.arguments)
+                req.edit(edit.arguments)
             return
         if self._approved:
             return
@@ -284,7 +284,7 @@ class SyncOwner:
 @dataclasses.dataclass
 class Decision:
     """A human's decision on a pending change: approve, refuse (with a reason), or approve with a
-    replacement: a write's complete new ``content``, or the call's complete replacement
+    replacement: a write's or an edit's complete new ``content``, or the call's complete replacement
     ``arguments`` (fsbox's argument names), which the server checks exactly as if the model had
     sent them."""
 
@@ -314,7 +314,7 @@ def ask_human(pending: PendingChange, review: Callable[[PendingChange], Any] | N
       alone or as the single entry of ``{"decisions": [...]}``; an edit's args are the tool call's
       complete replacement arguments, in fsbox's names or deepagents' (``file_path`` ``/``-rooted,
       ``old_string``, ``new_string``);
-    * fsbox's own edit: ``{"decision": "edit", "content": str}`` (a write's new content) or
+    * fsbox's own edit: ``{"decision": "edit", "content": str}`` (a write's or an edit's whole new content) or
       ``{"decision": "edit", "arguments": {...}}``.
     """
     answer: Any
