@@ -83,34 +83,42 @@ class ToolCallingFake(GenericFakeChatModel):
         return self
 
 
-def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+_EDIT_NOTES = AIMessage(
+    content="",
+    tool_calls=[
+        {
+            "name": "edit_file",
+            "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "final"},
+            "id": "e1",
+        }
+    ],
+)
+"""The model's edit of notes.md, which the interrupt rule of _interrupting_agent pauses."""
+
+
+def _interrupting_agent(tmp_path: pathlib.Path, fsbox_bin: str, *turns: AIMessage) -> tuple[Any, FsboxBackend]:
+    """A deep agent over notes.md ("draft") whose model plays turns, on a backend where every
+    write is an interrupt; the caller closes the backend."""
     (tmp_path / "notes.md").write_text("draft\n")
-    model = ToolCallingFake(
-        messages=iter(
-            [
-                AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/notes.md"}, "id": "r1"}]),
-                AIMessage(
-                    content="",
-                    tool_calls=[
-                        {
-                            "name": "edit_file",
-                            "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "final"},
-                            "id": "e1",
-                        }
-                    ],
-                ),
-                AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/../etc/passwd"}, "id": "r2"}]),
-                AIMessage(content="done"),
-            ]
-        )
-    )
+    model = ToolCallingFake(messages=iter(turns))
     backend = FsboxBackend(
         tmp_path,
         binary=fsbox_bin,
         permissions=[FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")],
     )
+    return create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver()), backend
+
+
+def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    agent, backend = _interrupting_agent(
+        tmp_path,
+        fsbox_bin,
+        AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/notes.md"}, "id": "r1"}]),
+        _EDIT_NOTES,
+        AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/../etc/passwd"}, "id": "r2"}]),
+        AIMessage(content="done"),
+    )
     try:
-        agent = create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver())
         cfg: Any = {"configurable": {"thread_id": "t"}}
         first = agent.invoke({"messages": [("user", "finalise the notes")]}, cfg)
         [intr] = first["__interrupt__"]  # fsbox's change request, raised inside the tool
@@ -127,31 +135,8 @@ def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsb
 
 
 def test_deep_agent_resumed_with_an_edit_decision(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
-    (tmp_path / "notes.md").write_text("draft\n")
-    model = ToolCallingFake(
-        messages=iter(
-            [
-                AIMessage(
-                    content="",
-                    tool_calls=[
-                        {
-                            "name": "edit_file",
-                            "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "final"},
-                            "id": "e1",
-                        }
-                    ],
-                ),
-                AIMessage(content="done"),
-            ]
-        )
-    )
-    backend = FsboxBackend(
-        tmp_path,
-        binary=fsbox_bin,
-        permissions=[FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")],
-    )
+    agent, backend = _interrupting_agent(tmp_path, fsbox_bin, _EDIT_NOTES, AIMessage(content="done"))
     try:
-        agent = create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver())
         cfg: Any = {"configurable": {"thread_id": "t"}}
         first = agent.invoke({"messages": [("user", "finalise the notes")]}, cfg)
         [intr] = first["__interrupt__"]

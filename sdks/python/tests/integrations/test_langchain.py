@@ -98,15 +98,20 @@ def test_review_callback_edit_applies_the_reviewers_change(tmp_path: pathlib.Pat
     answers: list[Any] = [
         {"decision": "edit", "content": "reviewed\n"},
         {"type": "edit", "edited_action": {"name": "write_file", "args": {"path": ".git/config", "content": "x"}}},
+        {"decision": "edit", "content": "reviewed\nwhole\n"},
     ]
     (tmp_path / ".git").mkdir()
 
     with FsboxToolkit(tmp_path, binary=fsbox_bin, approve="all", review=lambda change: answers.pop(0)) as kit:
-        [tool] = [t for t in kit.get_tools() if t.name == "write_file"]
-        text = tool.invoke({"path": "y.txt", "content": "model\n"})
+        tools = {t.name: t for t in kit.get_tools()}
+        text = tools["write_file"].invoke({"path": "y.txt", "content": "model\n"})
         assert text.endswith("\nNote: the reviewer modified this change before it was applied.")
         assert (tmp_path / "y.txt").read_text() == "reviewed\n"
-        refused = tool.invoke({"path": "z.txt", "content": "model\n"})
+        refused = tools["write_file"].invoke({"path": "z.txt", "content": "model\n"})
+        # An edit_file answered with content: the reviewer's whole new file lands.
+        edited = tools["edit_file"].invoke({"path": "y.txt", "old_text": "reviewed", "new_text": "model"})
+        assert edited.endswith("\nNote: the reviewer modified this change before it was applied.")
+        assert (tmp_path / "y.txt").read_text() == "reviewed\nwhole\n"
     assert "protected" in refused.lower() and "reviewer" in refused
     assert not (tmp_path / ".git" / "config").exists() and not (tmp_path / "z.txt").exists()
 
