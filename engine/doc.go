@@ -123,7 +123,8 @@
 //     Failed, refused and denied calls emit no event.
 //
 // The answer may also approve the reviewer's edit (see [schema.ChangeRequestResult]): a write's
-// new content is written in step 4 instead of the model's, under the same lock and guard;
+// or an edit's whole new content is written in step 4 instead of the model's, under the same lock
+// and guard;
 // replacement arguments make the handler return a [reviewerEdit], and Call runs the tool again on
 // them from step 1, every check included, without asking again (the reviewer's change is approved
 // by definition), pinned to the announced content when it targets the announced path. Either way
