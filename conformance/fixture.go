@@ -26,6 +26,8 @@ type Fixture struct {
 	Base, Root, Outside string
 	// Elsewhere is the outside tree that shares no prefix with Root.
 	Elsewhere string
+	// Mounted is the tree a vector's host_config may mount inside the root (Vector.Mounted).
+	Mounted string
 	// RootArg is what the runner passes as root_dir (a symlink to Root with RootViaSymlink).
 	RootArg string
 	// RealBase is Base with symlinks resolved (the temp dir may itself be reached through one).
@@ -44,9 +46,9 @@ func ptr[T any](v T) *T { return &v }
 // NewFixture builds the vector's tree below base.
 func NewFixture(base string, v *Vector) (*Fixture, error) {
 	f := &Fixture{Base: base, Root: filepath.Join(base, "ws"), Outside: filepath.Join(base, "ws-outside"),
-		Elsewhere: filepath.Join(base, "elsewhere")}
+		Elsewhere: filepath.Join(base, "elsewhere"), Mounted: filepath.Join(base, "mounted")}
 	f.RootArg = f.Root
-	for _, d := range []string{f.Root, f.Outside, f.Elsewhere} {
+	for _, d := range []string{f.Root, f.Outside, f.Elsewhere, f.Mounted} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -62,6 +64,9 @@ func NewFixture(base string, v *Vector) (*Fixture, error) {
 	}
 	if err := f.create(f.Root, v.Workspace); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	if err := f.create(f.Mounted, v.Mounted); err != nil {
+		return nil, fmt.Errorf("mounted: %w", err)
 	}
 	if v.RootViaSymlink {
 		f.RootArg = filepath.Join(base, "wslink")
@@ -82,7 +87,7 @@ func (f *Fixture) Expand(s string) string {
 		return s
 	}
 	return strings.NewReplacer("{{root}}", f.Root, "{{outside}}", f.Outside, "{{elsewhere}}", f.Elsewhere,
-		"{{root_arg}}", f.RootArg).Replace(s)
+		"{{mounted}}", f.Mounted, "{{root_arg}}", f.RootArg).Replace(s)
 }
 
 // ExpandAll applies Expand to every string in a decoded JSON value.
@@ -179,6 +184,8 @@ func (f *Fixture) Apply(ops []FSOp) error {
 			dir = f.Outside
 		case "elsewhere":
 			dir = f.Elsewhere
+		case "mounted":
+			dir = f.Mounted
 		}
 		p, err := within(dir, op.Path)
 		if err != nil {
@@ -226,10 +233,18 @@ func (f *Fixture) Apply(ops []FSOp) error {
 }
 
 // Check compares the workspace with expectations; it returns one message per mismatch.
-func (f *Fixture) Check(entries []Entry) []string {
+func (f *Fixture) Check(entries []Entry) []string { return f.checkIn(f.Root, "after", entries) }
+
+// CheckMounted compares the mounted tree with expectations.
+func (f *Fixture) CheckMounted(entries []Entry) []string {
+	return f.checkIn(f.Mounted, "after_mounted", entries)
+}
+
+// checkIn compares the tree at dir with expectations; what names the list in messages.
+func (f *Fixture) checkIn(dir, what string, entries []Entry) []string {
 	var bad []string
 	for _, e := range entries {
-		p, err := within(f.Root, e.Path)
+		p, err := within(dir, e.Path)
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
@@ -237,41 +252,41 @@ func (f *Fixture) Check(entries []Entry) []string {
 		fi, err := os.Lstat(p)
 		if e.Absent {
 			if err == nil {
-				bad = append(bad, fmt.Sprintf("after: %s exists, want absent", e.Path))
+				bad = append(bad, fmt.Sprintf(what+": %s exists, want absent", e.Path))
 			}
 			continue
 		}
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("after: %s: %v", e.Path, redactErr(err, f)))
+			bad = append(bad, fmt.Sprintf(what+": %s: %v", e.Path, redactErr(err, f)))
 			continue
 		}
 		switch {
 		case e.Symlink != nil:
 			t, err := os.Readlink(p)
 			if err != nil || t != f.Expand(*e.Symlink) {
-				bad = append(bad, fmt.Sprintf("after: %s is not a symlink to %q", e.Path, *e.Symlink))
+				bad = append(bad, fmt.Sprintf(what+": %s is not a symlink to %q", e.Path, *e.Symlink))
 			}
 		case e.Dir:
 			if !fi.IsDir() {
-				bad = append(bad, fmt.Sprintf("after: %s is not a directory", e.Path))
+				bad = append(bad, fmt.Sprintf(what+": %s is not a directory", e.Path))
 			}
 		case e.FIFO:
 			if fi.Mode()&fs.ModeNamedPipe == 0 {
-				bad = append(bad, fmt.Sprintf("after: %s is not a FIFO", e.Path))
+				bad = append(bad, fmt.Sprintf(what+": %s is not a FIFO", e.Path))
 			}
 		case e.HasContent():
 			want, _ := e.Bytes()
 			got, err := os.ReadFile(p)
 			if err != nil {
-				bad = append(bad, fmt.Sprintf("after: %s: %v", e.Path, redactErr(err, f)))
+				bad = append(bad, fmt.Sprintf(what+": %s: %v", e.Path, redactErr(err, f)))
 			} else if !bytes.Equal(got, want) {
-				bad = append(bad, fmt.Sprintf("after: %s holds %s, want %s", e.Path, quoteShort(got), quoteShort(want)))
+				bad = append(bad, fmt.Sprintf(what+": %s holds %s, want %s", e.Path, quoteShort(got), quoteShort(want)))
 			}
 		}
 		if e.Mode != "" {
 			m, _ := strconv.ParseUint(e.Mode, 8, 32)
 			if fi.Mode().Perm() != os.FileMode(m) {
-				bad = append(bad, fmt.Sprintf("after: %s has mode %04o, want %s", e.Path, fi.Mode().Perm(), e.Mode))
+				bad = append(bad, fmt.Sprintf(what+": %s has mode %04o, want %s", e.Path, fi.Mode().Perm(), e.Mode))
 			}
 		}
 	}
@@ -279,7 +294,7 @@ func (f *Fixture) Check(entries []Entry) []string {
 }
 
 func redactErr(err error, f *Fixture) string {
-	return strings.NewReplacer(f.Root, "<root>", f.Outside, "<outside>", f.Elsewhere, "<elsewhere>").Replace(err.Error())
+	return strings.NewReplacer(f.Root, "<root>", f.Outside, "<outside>", f.Elsewhere, "<elsewhere>", f.Mounted, "<mounted>").Replace(err.Error())
 }
 
 func quoteShort(b []byte) string {

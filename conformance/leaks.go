@@ -25,7 +25,8 @@ type canaryHit struct {
 func (f *Fixture) canaries(v *Vector) canarySet {
 	outside := append(append([]Entry{}, defaultOutside...), v.Outside...)
 	var inside strings.Builder
-	for _, e := range v.Workspace {
+	// The mounted tree is inside too: the model sees it at its mount point.
+	for _, e := range append(append([]Entry{}, v.Workspace...), v.Mounted...) {
 		inside.WriteString(e.Path + "\n")
 		if e.Symlink != nil {
 			inside.WriteString(*e.Symlink + "\n")

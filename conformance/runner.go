@@ -409,6 +409,7 @@ func (r *runner) body(ctx context.Context) string {
 	}
 	if r.failures() == 0 && !r.security() {
 		r.addFailures(ClassWrongOutcome, r.fx.Check(r.v.After)...)
+		r.addFailures(ClassWrongOutcome, r.fx.CheckMounted(r.v.AfterMounted)...)
 	}
 	return ""
 }

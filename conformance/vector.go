@@ -33,6 +33,9 @@ type Vector struct {
 	// Outside is added to both outside trees (the prefix sibling ws-outside and the unrelated
 	// elsewhere), which always hold secret.txt and sub/deep.txt.
 	Outside []Entry `json:"outside,omitempty"`
+	// Mounted is a third tree, <base>/mounted ({{mounted}} in strings), for the host's mounts to
+	// show inside the root (host_config.mounts); it shares no prefix with the root.
+	Mounted []Entry `json:"mounted,omitempty"`
 	// Config is merged over {root_dir: <fixture root>} in initialize.
 	Config map[string]any `json:"config,omitempty"`
 	// HostConfig, when set, is the host's configuration: the runner writes it, over
@@ -54,6 +57,8 @@ type Vector struct {
 	Steps []Step `json:"steps"`
 	// After is checked against the workspace when the steps are done.
 	After []Entry `json:"after,omitempty"`
+	// AfterMounted is checked against the mounted tree when the steps are done.
+	AfterMounted []Entry `json:"after_mounted,omitempty"`
 }
 
 // Expect matches an outcome: a result (subset match with matchers) or an error.
@@ -98,7 +103,8 @@ type Entry struct {
 
 // FSOp is a change the runner makes to the disk itself, between steps or while a change request
 // is pending. Op is "create" (an Entry, replacing what is there), "delete", "rename" (to To) or
-// "chmod" (Mode). In "outside" addresses the prefix sibling tree, "elsewhere" the unrelated one.
+// "chmod" (Mode). In "outside" addresses the prefix sibling tree, "elsewhere" the unrelated one,
+// "mounted" the mounted tree (Vector.Mounted).
 type FSOp struct {
 	Op string `json:"op"`
 	Entry

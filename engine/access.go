@@ -482,6 +482,13 @@ func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule
 			interrupt = rule
 		}
 	}
+	// Below a read-only mount nothing changes, whatever the layers allow (checked after them, so
+	// a denied path answers denied as everywhere else).
+	if a == accessWrite && e.mounts != nil {
+		if err := e.checkReadOnlyMount(op, r); err != nil {
+			return nil, err
+		}
+	}
 	return interrupt, nil
 }
 

@@ -331,7 +331,11 @@ func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root)
 // openParent opens dirRel as a sub-root and verifies it is the directory Lstat sees there now
 // (not a symlink or another directory swapped in).
 func (e *Engine) openParent(op string, r *resolved, dirRel string) (*os.Root, *Error) {
-	want, err := e.root.Lstat(dirRel)
+	root, sub, m := e.rootFor(dirRel)
+	if m != nil && m.readOnly {
+		return nil, e.writeError(op, r, syscall.EROFS)
+	}
+	want, err := root.Lstat(sub)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errorf(op, dirRel, kindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
@@ -341,7 +345,7 @@ func (e *Engine) openParent(op string, r *resolved, dirRel string) (*os.Root, *E
 	if !want.IsDir() {
 		return nil, errChanged(op, r)
 	}
-	dir, err := e.root.OpenRoot(dirRel)
+	dir, err := root.OpenRoot(sub)
 	if err != nil {
 		return nil, e.openError(op, r, err)
 	}

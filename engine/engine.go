@@ -26,6 +26,7 @@ type Engine struct {
 	tools        []string   // enabled tools in schema.Tools order
 	enabled      map[string]bool
 	hashes       bool
+	mounts       *mountTable     // nil without Config.Mounts (mount.go)
 	ignore       *ignorer        // nil when Config.IgnoreVCS is false
 	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
 
@@ -138,11 +139,23 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
 	}
+	// Mounts are the host's, like hooks: the session's own list when there is no host layer.
+	mountSrc, mountPrefix := cfg.Mounts, ""
+	if opts.Host != nil {
+		mountSrc = opts.Host.Mounts
+		if hostRel != "." && hostRel != "" {
+			mountPrefix = filepath.ToSlash(hostRel)
+		}
+	}
+	if merr := e.openMounts(mountSrc, mountPrefix); merr != nil {
+		e.root.Close()
+		return nil, merr
+	}
 	e.cwd = "."
 	if cfg.Cwd != "" && cfg.Cwd != "." {
 		r, rerr := e.resolve("new", cfg.Cwd)
 		if rerr != nil || !r.exists || !r.info.IsDir() {
-			e.root.Close()
+			e.Close()
 			reason := "is not an existing directory inside root_dir"
 			if rerr != nil && rerr.Kind == kindOutsideRoot {
 				reason = "is outside root_dir"
@@ -232,7 +245,10 @@ func (e *Engine) ToolNames() []string { return slices.Clone(e.tools) }
 func (e *Engine) ContentHashes() bool { return e.hashes }
 
 // Close releases the root. Calls in flight may fail afterwards.
-func (e *Engine) Close() error { return e.root.Close() }
+func (e *Engine) Close() error {
+	e.mounts.close()
+	return e.root.Close()
+}
 
 // Hooks connect one call to its client.
 type Hooks struct {

@@ -28,7 +28,8 @@ func (e *Engine) openRegular(op string, r *resolved) (*os.File, fs.FileInfo, *Er
 	if err := e.wantRegular(op, r); err != nil {
 		return nil, nil, err
 	}
-	f, err := e.root.OpenFile(r.rel, openFlagsRead, 0)
+	root, sub, _ := e.rootFor(r.rel)
+	f, err := root.OpenFile(sub, openFlagsRead, 0)
 	if err != nil {
 		return nil, nil, e.openError(op, r, err)
 	}
@@ -95,7 +96,8 @@ func (e *Engine) openDir(op string, r *resolved) (*os.File, *Error) {
 	if !r.info.IsDir() {
 		return nil, errorf(op, r.rel, kindNotADirectory, "Not a directory: %s", r.spelling)
 	}
-	f, err := e.root.OpenFile(r.rel, openFlagsDir, 0)
+	root, sub, _ := e.rootFor(r.rel)
+	f, err := root.OpenFile(sub, openFlagsDir, 0)
 	if err != nil {
 		return nil, e.openError(op, r, err)
 	}

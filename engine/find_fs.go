@@ -180,7 +180,8 @@ func (w *walkFS) Open(name string) (fs.File, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return w.e.root.OpenFile(real, openFlagsRead, 0)
+	root, sub, _ := w.e.rootFor(real)
+	return root.OpenFile(sub, openFlagsRead, 0)
 }
 
 func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
@@ -188,7 +189,8 @@ func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	return w.e.root.Lstat(real)
+	root, sub, _ := w.e.rootFor(real)
+	return root.Lstat(sub)
 }
 
 func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {

@@ -133,9 +133,13 @@ func (e *Engine) runPostEdit(c *call, rel, wrote, verb string) *afterHooks {
 		return nil
 	}
 	a := &afterHooks{}
-	file := "./" + rel
+	// A file in a mount is handed to the hook in the mounted directory, where it really is.
+	dir, file := e.rootDir, "./"+rel
+	if m, sub := e.mounts.of(rel); m != nil {
+		dir, file = m.dir, "./"+sub
+	}
 	for _, h := range matched {
-		run := runHook(c.ctx, e.rootDir, h.argv(file), h.timeout)
+		run := runHook(c.ctx, dir, h.argv(file), h.timeout)
 		run.Path = h.src.Path
 		a.runs = append(a.runs, run)
 		if w := hookWarning(run, h.timeout, verb); w != "" {

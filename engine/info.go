@@ -80,7 +80,8 @@ func (e *Engine) linkTarget(r *resolved) (string, bool) {
 	if r.lexical == "" || r.lexical == "." {
 		return "", false
 	}
-	target, err := e.root.Readlink(r.lexical)
+	root, sub, _ := e.rootFor(r.lexical)
+	target, err := root.Readlink(sub)
 	if err != nil {
 		return "", false
 	}

@@ -179,7 +179,14 @@ func (e *Engine) rename(op string, src, dst *entryTarget) *Error {
 		}
 	}
 	if errors.Is(rerr, errCrossDirRename) {
-		rerr = e.root.Rename(src.r.rel, dst.r.rel)
+		// The portable fallback renames by path inside one os.Root: the root's or one mount's.
+		sroot, ssub, _ := e.rootFor(src.r.rel)
+		droot, dsub, _ := e.rootFor(dst.r.rel)
+		if sroot == droot {
+			rerr = sroot.Rename(ssub, dsub)
+		} else {
+			rerr = syscall.EXDEV
+		}
 	}
 	switch {
 	case rerr == nil:

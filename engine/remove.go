@@ -69,6 +69,9 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 	if t.r.rel == "." {
 		return nil, errorf(op, ".", kindInvalidArguments, "Path %s is the workspace root, which cannot be changed by %s.", pyRepr(p), op)
 	}
+	if e.mountGuarded(t.r.rel) {
+		return nil, errMountPoint(op, t.r)
+	}
 	fi, err := t.lstat(e)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -291,6 +291,13 @@ func (e *Engine) absToRel(p string, lenient bool) ([]string, bool) {
 			return rest, true
 		}
 	}
+	if !lenient {
+		// A symlink may name a mounted directory by its host path; a model path may not (the
+		// model knows the mount by its mount point only, and probing host paths tells nothing).
+		if rest, ok := e.mounts.mountToRel(splitPath(p)); ok {
+			return rest, true
+		}
+	}
 	if lenient {
 		clean := splitPath(path.Clean(p))
 		for _, base := range e.rootPrefixes {
@@ -432,10 +439,14 @@ func (e *Engine) hostToModel(p string) string {
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
+	clean := splitPath(path.Clean(p))
 	for _, base := range e.rootPrefixes {
-		if rest, ok := cutComponents(splitPath(path.Clean(p)), base); ok {
+		if rest, ok := cutComponents(clean, base); ok {
 			return joinRel(rest)
 		}
+	}
+	if rest, ok := e.mounts.mountToRel(clean); ok {
+		return joinRel(rest)
 	}
 	return outsidePlaceholder
 }

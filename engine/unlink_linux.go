@@ -12,6 +12,9 @@ import (
 // unlink removes the entry name of h without following it (unlinkat relative to the directory's
 // descriptor); dir selects rmdir semantics (AT_REMOVEDIR), which refuse a non-empty directory.
 func (h dirHandle) unlink(name string, dir bool) error {
+	if err := h.mnt.changeErr(name); err != nil {
+		return err
+	}
 	flags := 0
 	if dir {
 		flags = atRemoveDir
@@ -38,6 +41,9 @@ const atRemoveDir = 0x200
 // renameAt renames from's entry oldname to to's entry newname (renameat on the two directory
 // descriptors), so neither end is resolved by path again.
 func renameAt(from dirHandle, oldname string, to dirHandle, newname string) error {
+	if err := renameGuard(from, oldname, to, newname); err != nil {
+		return err
+	}
 	for {
 		err := syscall.Renameat(from.fd, oldname, to.fd, newname)
 		if err != syscall.EINTR {
@@ -69,6 +75,9 @@ func sameEntry(a, b fs.FileInfo) bool {
 // renameNoReplace is renameat2(RENAME_NOREPLACE): the kernel refuses (EEXIST) instead of
 // replacing an entry that appeared at newname. A filesystem without the flag answers EINVAL.
 func renameNoReplace(from dirHandle, oldname string, to dirHandle, newname string) error {
+	if err := renameGuard(from, oldname, to, newname); err != nil {
+		return err
+	}
 	nr := map[string]uintptr{"amd64": 316, "arm64": 276}[runtime.GOARCH]
 	op, err := syscall.BytePtrFromString(oldname)
 	if err != nil {

@@ -11,6 +11,9 @@ import (
 // unlink removes the entry name of h through its os.Root, which removes a symlink itself rather
 // than its target; dir requires name to be a directory (os.Root.Remove refuses a non-empty one).
 func (h dirHandle) unlink(name string, dir bool) error {
+	if err := h.mnt.changeErr(name); err != nil {
+		return err
+	}
 	fi, err := h.root.Lstat(name)
 	if err != nil {
 		return err
@@ -25,6 +28,9 @@ func (h dirHandle) unlink(name string, dir bool) error {
 // this portable version renames through the names' own root when both handles are the same
 // directory and otherwise refuses (move_file across directories needs the Linux descriptor path).
 func renameAt(from dirHandle, oldname string, to dirHandle, newname string) error {
+	if err := renameGuard(from, oldname, to, newname); err != nil {
+		return err
+	}
 	a, err1 := from.root.Stat(".")
 	b, err2 := to.root.Stat(".")
 	if err1 != nil || err2 != nil || !sameFile(a, b) {

@@ -26,7 +26,8 @@ const direntBufBytes = 32 << 10
 
 // dirHandle is an open directory descriptor.
 type dirHandle struct {
-	fd int
+	fd  int
+	mnt mountPos // where it sits among the mounts (mount.go); zero without mounts
 }
 
 // openDirHandle opens the root-relative directory rel (resolved: no symlink in it) one component
@@ -36,41 +37,9 @@ type dirHandle struct {
 // would be followed by a path open through os.Root, leading the walk into a directory nobody
 // checked. Here a swapped component fails the open (changed_during_request for the caller).
 func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
-	f, err := e.root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	h, err := rootHandle(e.root, e.rootPos())
 	if err != nil {
 		return dirHandle{}, err
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
-		return dirHandle{}, err
-	}
-	fd := -1
-	var derr error
-	rc.Control(func(s uintptr) {
-		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
-		if errno != 0 {
-			derr = errno
-			return
-		}
-		fd = int(r)
-	})
-	f.Close()
-	if derr != nil {
-		return dirHandle{}, derr
-	}
-	h := dirHandle{fd: fd}
-	// The os.Root keeps its directory open even after the root is deleted; a deleted directory
-	// has no links and lists empty, so without this check walkers would answer "No matches
-	// found." where every other tool answers not_found.
-	var rst syscall.Stat_t
-	if err := syscall.Fstat(h.fd, &rst); err != nil {
-		h.close()
-		return dirHandle{}, err
-	}
-	if rst.Nlink == 0 {
-		h.close()
-		return dirHandle{}, errRootGone
 	}
 	for _, name := range splitPath(rel) {
 		componentSteps.Add(1)
@@ -95,6 +64,48 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 			h.close()
 			return dirHandle{}, errDirSwapped
 		}
+	}
+	return h, nil
+}
+
+// rootHandle is a handle on the directory of root (the engine's root or a mount's) at pos: a
+// duplicate of the os.Root's descriptor. A root whose directory was deleted is errRootGone.
+func rootHandle(root *os.Root, pos mountPos) (dirHandle, error) {
+	f, err := root.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return dirHandle{}, err
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return dirHandle{}, err
+	}
+	fd := -1
+	var derr error
+	rc.Control(func(s uintptr) {
+		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, s, syscall.F_DUPFD_CLOEXEC, 0)
+		if errno != 0 {
+			derr = errno
+			return
+		}
+		fd = int(r)
+	})
+	f.Close()
+	if derr != nil {
+		return dirHandle{}, derr
+	}
+	h := dirHandle{fd: fd, mnt: pos}
+	// The os.Root keeps its directory open even after the root is deleted; a deleted directory
+	// has no links and lists empty, so without this check walkers would answer "No matches
+	// found." where every other tool answers not_found.
+	var rst syscall.Stat_t
+	if err := syscall.Fstat(h.fd, &rst); err != nil {
+		h.close()
+		return dirHandle{}, err
+	}
+	if rst.Nlink == 0 {
+		h.close()
+		return dirHandle{}, errRootGone
 	}
 	return h, nil
 }
@@ -146,18 +157,29 @@ func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bo
 
 func (h dirHandle) close() { syscall.Close(h.fd) }
 
-// child opens the subdirectory name, refusing a symlink.
+// child opens the subdirectory name, refusing a symlink; a mount point opens the mounted
+// directory.
 func (h dirHandle) child(name string) (dirHandle, error) {
+	if m := h.mnt.mountAt(name); m != nil {
+		mh, err := rootHandle(m.root, mountPos{ro: m.readOnly})
+		if err == errRootGone {
+			err = syscall.ENOENT
+		}
+		return mh, err
+	}
 	fd, err := openat(h.fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC)
 	if err != nil {
 		return dirHandle{}, err
 	}
-	return dirHandle{fd: fd}, nil
+	return dirHandle{fd: fd, mnt: h.mnt.child(name)}, nil
 }
 
 // readlink returns the target of the symlink name below h (readlinkat); a target longer than
 // maxPathBytes is an error.
 func (h dirHandle) readlink(name string) (string, error) {
+	if h.mnt.mountAt(name) != nil {
+		return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.EINVAL}
+	}
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return "", err
@@ -181,6 +203,12 @@ func (h dirHandle) readlink(name string) (string, error) {
 
 // mkdir creates the directory name below h with mkdirat; it never follows a symlink at name.
 func (h dirHandle) mkdir(name string) error {
+	if h.mnt.mountAt(name) != nil {
+		return &fs.PathError{Op: "mkdirat", Path: name, Err: syscall.EEXIST}
+	}
+	if h.mnt.ro {
+		return &fs.PathError{Op: "mkdirat", Path: name, Err: syscall.EROFS}
+	}
 	for {
 		err := syscall.Mkdirat(h.fd, name, 0o777)
 		if err != syscall.EINTR {
@@ -211,9 +239,10 @@ func (h dirHandle) list() ([]fs.DirEntry, error) {
 		}
 		out = parseDirents(buf[:n], out)
 	}
+	out = h.mnt.mountEntries(out)
 	kept := out[:0]
 	for _, de := range out {
-		if t := de.(*typedDirent); t.unknown {
+		if t, ok := de.(*typedDirent); ok && t.unknown {
 			fi, err := h.lstat(t.name)
 			if err != nil {
 				continue // gone meanwhile
@@ -227,6 +256,9 @@ func (h dirHandle) list() ([]fs.DirEntry, error) {
 
 // lstat stats the entry name without following it.
 func (h dirHandle) lstat(name string) (fs.FileInfo, error) {
+	if m := h.mnt.mountAt(name); m != nil {
+		return m.stat(name)
+	}
 	var st syscall.Stat_t
 	for {
 		err := fstatat(h.fd, name, &st, atSymlinkNoFollow)
@@ -245,6 +277,9 @@ func (h dirHandle) lstat(name string) (fs.FileInfo, error) {
 // swapped in cannot block; then fstat keeps regular files only and gives the size. The second
 // argument is for the portable version.
 func (h dirHandle) openEntry(name string, _ bool) (entryFile, int64, bool) {
+	if h.mnt.mountAt(name) != nil {
+		return nil, 0, false // a directory
+	}
 	fd, err := openat(h.fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
 	if err != nil {
 		return nil, 0, false

@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -12,38 +13,79 @@ import (
 // works on a bare descriptor instead; see walk_fd_linux.go).
 type dirHandle struct {
 	root *os.Root
+	mnt  mountPos // where it sits among the mounts (mount.go); zero without mounts
 }
 
-// openDirHandle opens the root-relative directory rel and checks that it is want.
+// openDirHandle opens the root-relative directory rel one component at a time (so mounts are
+// entered like on Linux) and checks that it is want.
 func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
-	sub, err := e.root.OpenRoot(rel)
+	h, err := rootHandle(e.root, e.rootPos())
 	if err != nil {
 		return dirHandle{}, err
 	}
+	for _, name := range splitPath(rel) {
+		next, err := h.child(name)
+		h.close()
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
+			return dirHandle{}, errDirSwapped
+		}
+		if err != nil {
+			return dirHandle{}, err
+		}
+		h = next
+	}
 	if want != nil {
-		if fi, err := sub.Stat("."); err != nil || !os.SameFile(fi, want) {
-			sub.Close()
+		if fi, err := h.root.Stat("."); err != nil || !os.SameFile(fi, want) {
+			h.close()
 			return dirHandle{}, errDirSwapped
 		}
 	}
-	return dirHandle{root: sub}, nil
+	return h, nil
+}
+
+// rootHandle is a handle on the directory of root (the engine's root or a mount's) at pos.
+func rootHandle(root *os.Root, pos mountPos) (dirHandle, error) {
+	sub, err := root.OpenRoot(".")
+	if err != nil {
+		return dirHandle{}, err
+	}
+	return dirHandle{root: sub, mnt: pos}, nil
 }
 
 func (h dirHandle) close() { h.root.Close() }
 
 func (h dirHandle) child(name string) (dirHandle, error) {
+	if m := h.mnt.mountAt(name); m != nil {
+		return rootHandle(m.root, mountPos{ro: m.readOnly})
+	}
+	if fi, err := h.root.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return dirHandle{}, syscall.ELOOP
+	}
 	sub, err := h.root.OpenRoot(name)
 	if err != nil {
 		return dirHandle{}, err
 	}
-	return dirHandle{root: sub}, nil
+	return dirHandle{root: sub, mnt: h.mnt.child(name)}, nil
 }
 
 // readlink returns the target of the symlink name below h.
-func (h dirHandle) readlink(name string) (string, error) { return h.root.Readlink(name) }
+func (h dirHandle) readlink(name string) (string, error) {
+	if h.mnt.mountAt(name) != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
+	}
+	return h.root.Readlink(name)
+}
 
 // mkdir creates the directory name below h; the os.Root keeps it inside the root.
-func (h dirHandle) mkdir(name string) error { return h.root.Mkdir(name, 0o777) }
+func (h dirHandle) mkdir(name string) error {
+	if h.mnt.mountAt(name) != nil {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: fs.ErrExist}
+	}
+	if h.mnt.ro {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: syscall.EROFS}
+	}
+	return h.root.Mkdir(name, 0o777)
+}
 
 func (h dirHandle) list() ([]fs.DirEntry, error) {
 	f, err := h.root.OpenFile(".", os.O_RDONLY|syscall.O_CLOEXEC, 0)
@@ -51,15 +93,24 @@ func (h dirHandle) list() ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return f.ReadDir(-1)
+	ents, err := f.ReadDir(-1)
+	return h.mnt.mountEntries(ents), err
 }
 
-func (h dirHandle) lstat(name string) (fs.FileInfo, error) { return h.root.Lstat(name) }
+func (h dirHandle) lstat(name string) (fs.FileInfo, error) {
+	if m := h.mnt.mountAt(name); m != nil {
+		return m.stat(name)
+	}
+	return h.root.Lstat(name)
+}
 
 // openEntry opens the regular file name for reading without blocking and checks on the
 // descriptor that it is a regular file; with sameAsListed also that it is the very file an Lstat
 // saw, since os.Root would follow a symlink swapped in meanwhile.
 func (h dirHandle) openEntry(name string, sameAsListed bool) (entryFile, int64, bool) {
+	if h.mnt.mountAt(name) != nil {
+		return nil, 0, false // a directory
+	}
 	var before fs.FileInfo
 	if sameAsListed {
 		fi, err := h.root.Lstat(name)
@@ -93,7 +144,8 @@ func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bo
 // statResolved reports whether rel is still want (see the Linux version; here os.Root's Lstat is
 // all there is, so this only catches a replaced final component).
 func statResolved(e *Engine, rel string, want fs.FileInfo) bool {
-	fi, err := e.root.Lstat(rel)
+	root, sub, _ := e.rootFor(rel)
+	fi, err := root.Lstat(sub)
 	return err == nil && os.SameFile(fi, want)
 }
 

@@ -154,7 +154,8 @@ func (e *Engine) writableTarget(op string, r *resolved) *Error {
 		return nil
 	}
 	dirRel, _ := parentRel(r.rel)
-	fi, err := e.root.Lstat(dirRel)
+	root, sub, _ := e.rootFor(dirRel)
+	fi, err := root.Lstat(sub)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return errorf(op, dirRel, kindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())

@@ -74,6 +74,27 @@ type Config struct {
 	PostEdit []PostEditHook `json:"post_edit,omitempty"`
 	// Default timeout of one post_edit hook, in seconds. Default 30. Host configuration only.
 	PostEditTimeout *int `json:"post_edit_timeout,omitempty"`
+	// Extra host directories shown at fixed paths inside the root ("memories" → /host/notes),
+	// each opened as its own confined root: every tool reaches them, walkers cross into them,
+	// and the policy (patterns, rules) applies to their root-relative paths. Host configuration
+	// only (the --config file): a client setting it in initialize is refused with -32602.
+	Mounts []Mount `json:"mounts,omitempty"`
+}
+
+// Mount is one extra host directory shown inside the root. It protects against leaving the
+// mounted directory (its own os.Root, entered one component at a time without following
+// symlinks, like the root) and against the mount point being removed, moved or replaced; it does
+// not hide the mounted directory's files from anything the policy allows.
+type Mount struct {
+	// Where the directory appears: a root-relative path without "." or ".." components
+	// ("memories", "ref/docs"). Its parent must be a directory in the root; an existing
+	// directory at the path itself is shadowed. Mounts may not nest.
+	Path string `json:"path"`
+	// The host directory. "~", "~user" and $VAR expand (in the --config file); symlinks in it are
+	// resolved once, at startup.
+	Dir string `json:"dir"`
+	// Refuse every change inside the mount (read_only_filesystem), whatever the policy allows.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 // PostEditHook is one post_edit command. It protects against shell injection through a file

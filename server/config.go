@@ -51,6 +51,9 @@ func Merge(base, over schema.Config) schema.Config {
 	if over.PostEditTimeout != nil {
 		out.PostEditTimeout = over.PostEditTimeout
 	}
+	if over.Mounts != nil {
+		out.Mounts = over.Mounts
+	}
 	out.ReadOnly = base.ReadOnly || over.ReadOnly
 	if over.Permissions != nil {
 		out.Permissions = over.Permissions
@@ -88,8 +91,9 @@ func (e *PolicyError) Error() string { return e.Msg }
 //   - content_hashes: either way; hashes guard the client's own edits and widen no access;
 //   - ignore_vcs: either way; ignore rules hide clutter, not secrets (read_file reaches an
 //     ignored path anyway), so turning them off widens no access;
-//   - post_edit, post_edit_timeout: refused (refuseHostOnly); the engine takes the hooks from
-//     the host's layer.
+//   - post_edit, post_edit_timeout, mounts: refused (refuseHostOnly); the engine takes the hooks
+//     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
+//     relative to it).
 //
 // Narrow protects the fields above; it does not stop a client from choosing a narrower policy
 // that the host then finds too narrow.
@@ -169,7 +173,8 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 }
 
 // refuseHostOnly returns a *PolicyError when a client's config sets a field only the host may
-// set: post_edit and post_edit_timeout, whose commands run with the server's rights. It applies
+// set: post_edit and post_edit_timeout, whose commands run with the server's rights, and mounts,
+// which would reach host directories outside the root. It applies
 // whether or not the host fixed the policy: even an SDK that spawned fsbox configures hooks in
 // the --config file, never over the wire, so nothing a client relays can start a process.
 func refuseHostOnly(client schema.Config) *PolicyError {
@@ -180,6 +185,9 @@ func refuseHostOnly(client schema.Config) *PolicyError {
 	case client.PostEditTimeout != nil:
 		return &PolicyError{"post_edit_timeout", "post_edit_timeout: hooks come only from the host's configuration " +
 			"(fsbox serve --config FILE); a client cannot set their timeout in initialize."}
+	case client.Mounts != nil:
+		return &PolicyError{"mounts", "mounts: extra directories come only from the host's configuration " +
+			"(fsbox serve --config FILE); a client cannot mount anything in initialize."}
 	}
 	return nil
 }

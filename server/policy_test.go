@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,4 +240,47 @@ func TestHostHooksUnderNarrowedRoot(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "sub", "WRONG")); err == nil {
 		t.Error("a hook whose pattern does not match ran")
 	}
+}
+
+// mounts come only from the host: a client asking to mount a directory in initialize is refused
+// with -32602 naming the field, whether or not the host fixed the policy, and the session that
+// follows cannot reach the directory; the host's own mounts work through the wire.
+func TestMountsAreHostOnly(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "secret.txt"), []byte("MOUNTED SECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{}, {Config: schema.Config{RootDir: root}, FixedPolicy: true}} {
+		w := newWire(t, opts)
+		_, resp := w.request(1, "initialize", initParams(root, map[string]any{"mounts": []any{map[string]any{"path": "m", "dir": other}}}))
+		code, data := errorCode(t, resp)
+		msg, _ := resp["error"].(map[string]any)["message"].(string)
+		if code != schema.CodeInvalidParams || data["kind"] != "invalid_arguments" || !strings.HasPrefix(msg, "mounts: ") || strings.Contains(msg, other) {
+			t.Errorf("fixed=%v: client mounts = %v; want -32602 invalid_arguments naming mounts", opts.FixedPolicy, resp)
+		}
+		if _, resp := w.request(2, "initialize", initParams(root, nil)); resp["result"] == nil {
+			t.Fatalf("initialize after the refusal = %v", resp)
+		}
+		if _, resp := w.request(3, "tools/call", toolCall("read_file", map[string]any{"path": "m/secret.txt"})); strings.Contains(wireJSON(resp), "MOUNTED SECRET") {
+			t.Fatalf("a refused client mount is reachable: %v", resp)
+		}
+	}
+	host := schema.Config{RootDir: root, Mounts: []schema.Mount{{Path: "m", Dir: other, ReadOnly: true}}}
+	w := newWire(t, Options{Config: host, FixedPolicy: true})
+	if _, resp := w.request(1, "initialize", initParams(root, nil)); resp["result"] == nil {
+		t.Fatalf("initialize = %v", resp)
+	}
+	if _, resp := w.request(2, "tools/call", toolCall("read_file", map[string]any{"path": "m/secret.txt"})); !strings.Contains(wireJSON(resp), "MOUNTED SECRET") {
+		t.Errorf("the host's mount is not readable: %v", resp)
+	}
+	_, resp := w.request(3, "tools/call", toolCall("write_file", map[string]any{"path": "m/new.txt", "content": "x"}))
+	if s := wireJSON(resp); !strings.Contains(s, "read_only_filesystem") || strings.Contains(s, other) {
+		t.Errorf("write into the host's read-only mount = %v; want read_only_filesystem without the host path", resp)
+	}
+}
+
+// wireJSON is the JSON of a decoded reply, for substring checks.
+func wireJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

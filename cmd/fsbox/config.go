@@ -64,6 +64,16 @@ func (c *configFlags) load() (schema.Config, error) {
 			// A root in a config file is relative to the file, not to wherever fsbox was started.
 			cfg.RootDir = filepath.Join(filepath.Dir(c.file), cfg.RootDir)
 		}
+		for i := range cfg.Mounts {
+			// Mounted directories too: expanded, and relative to the file.
+			m := &cfg.Mounts[i]
+			if m.Dir, err = server.ExpandHostPath(m.Dir); err != nil {
+				return cfg, fmt.Errorf("config %s: mounts[%d].dir: %w", c.file, i, err)
+			}
+			if m.Dir != "" && !filepath.IsAbs(m.Dir) {
+				m.Dir = filepath.Join(filepath.Dir(c.file), m.Dir)
+			}
+		}
 	}
 	var flags schema.Config
 	flags.RootDir, flags.Cwd, flags.ReadOnly = c.root, c.cwd, c.readOnly

@@ -81,3 +81,29 @@ func TestHostPathsExpand(t *testing.T) {
 		}
 	}
 }
+
+// mounts[].dir in the --config file expands like root_dir ("~", $VAR) and, when relative, is
+// taken from the config file's directory; an unset variable is an error naming the field.
+func TestMountDirsExpand(t *testing.T) {
+	home := t.TempDir()
+	ws, notes := filepath.Join(home, "ws"), filepath.Join(home, "notes")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(notes, 0o755)
+	os.WriteFile(filepath.Join(notes, "n.md"), []byte("mounted note\n"), 0o644)
+	env := []string{"HOME=" + home, "FSBOX_TEST_NOTES=" + notes}
+	conf := func(dir string) string {
+		p := filepath.Join(home, "fsbox.json")
+		os.WriteFile(p, []byte(`{"root_dir":"ws","mounts":[{"path":"m","dir":`+strconv.Quote(dir)+`,"read_only":true}]}`), 0o644)
+		return p
+	}
+	for _, dir := range []string{"~/notes", "$FSBOX_TEST_NOTES", "notes", "./notes"} {
+		r := fsboxEnv(t, env, "", "call", "read_file", "path=m/n.md", "--config", conf(dir))
+		if r.code != 0 || !strings.Contains(r.stdout, "mounted note") {
+			t.Errorf("mounts dir %q: exit %d stdout %q stderr %q; want m/n.md read from the mount", dir, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := fsboxEnv(t, env, "", "call", "read_file", "path=m/n.md", "--config", conf("$FSBOX_TEST_UNSET/notes"))
+	if r.code == 0 || !strings.Contains(r.stderr, "mounts[0].dir") || !strings.Contains(r.stderr, "FSBOX_TEST_UNSET is not set") {
+		t.Errorf("unset variable in a mount dir: exit %d stderr %q", r.code, r.stderr)
+	}
+}
