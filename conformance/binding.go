@@ -300,11 +300,10 @@ func (s *adapterSession) Call(ctx context.Context, tool string, args any, answer
 			default:
 				m, _ := res.(map[string]any)
 				reply["approve"], _ = m["approve"].(bool)
-				if reason, ok := m["reason"].(string); ok {
-					reply["reason"] = reason
-				}
-				if content, ok := m["content"].(string); ok {
-					reply["content"] = content
+				for _, k := range []string{"reason", "decision", "content", "arguments"} {
+					if v, ok := m[k]; ok {
+						reply[k] = v
+					}
 				}
 			}
 		}

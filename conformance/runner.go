@@ -655,8 +655,14 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 		if a.Reason != "" {
 			res["reason"] = a.Reason
 		}
+		if a.Decision != "" {
+			res["decision"] = a.Decision
+		}
 		if a.Content != nil {
 			res["content"] = *a.Content
+		}
+		if a.Arguments != nil {
+			res["arguments"] = r.fx.ExpandAll(r.subst(a.Arguments))
 		}
 		return res, nil
 	}

@@ -153,8 +153,12 @@ type Step struct {
 type Answer struct {
 	Approve bool   `json:"approve"`
 	Reason  string `json:"reason,omitempty"`
-	// Content approves with the reviewer's own content (write and edit only).
-	Content *string `json:"content,omitempty"`
+	// Decision "edit" with Content (a write's or an edit's whole new content) or Arguments (the
+	// call's replacement arguments, expanded like a step's args) approves the reviewer's
+	// replacement instead; so does approve: true with either and no decision.
+	Decision  string         `json:"decision,omitempty"`
+	Content   *string        `json:"content,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
 	// Error answers with a JSON-RPC error instead of a result.
 	Error *RPCError `json:"error,omitempty"`
 	// FS is performed before answering (a change racing the approval).

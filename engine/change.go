@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,22 +25,64 @@ const defaultCancelReason = "cancelled by a listener"
 
 // announcement is the outcome of asking the client about a change.
 type announcement struct {
-	asked     bool    // a change request was sent and approved
-	cancelled bool    // the client refused
-	reason    string  // the client's reason, for a refusal
-	content   *string // the reviewer's replacement content, for "write" and "edit"
+	asked     bool   // a change request was sent and approved
+	cancelled bool   // the client refused
+	reason    string // the client's reason, for a refusal
+	// content is the reviewer's replacement of a write's or an edit's whole new content
+	// (decision "edit" with content); the handler writes it instead of the model's, under the
+	// same lock and guard.
+	content *string
+	// redo is the reviewer's replacement arguments (decision "edit" with arguments): the handler
+	// returns it as its error, and Call runs the tool again on them (see [reviewerEdit]).
+	redo *reviewerEdit
 }
 
-// reviewerNote ends the result of a change the reviewer approved with content of its own, so
-// the model knows the file does not hold what it proposed.
-const reviewerNote = "[The reviewer modified this change before it was applied: read the file to see what it now holds.]"
+// reviewerEdit is what a tool handler returns, as its error, when the reviewer answered its change
+// request with replacement arguments. Call then runs the same tool again on args, from the start
+// and exactly as if the model had sent them: decoding, resolution, containment, policy and every
+// check of the tool. That second run asks nobody (the reviewer wrote the change, so it is approved
+// by definition, an interrupt rule on a new path included: the reviewer is the party that rule
+// would ask), so it can never loop. When it changes the path announced (rel) it pins nothing
+// more; when it targets that same path, the file must still have the content the reviewer saw
+// (pin, its hash when announced; "" for a change with no content), else stale_hash.
+//
+// It protects against a reviewer's replacement escaping the checks the model's call met. It does
+// not show the reviewer the current content of a different path they chose.
+type reviewerEdit struct {
+	args json.RawMessage
+	rel  string
+	pin  string
+}
+
+func (*reviewerEdit) Error() string { return "the reviewer edited the change" }
+
+// reviewNote is the line a change's result text ends with when the reviewer's edit was applied.
+const reviewNote = "\nNote: the reviewer modified this change before it was applied."
+
+// reviewed reports whether this run applies the reviewer's replacement arguments.
+func (c *call) reviewed() bool { return c.review != nil }
 
 // announce sends the change request of one change when the call must ask: always when the client
 // offered change requests (reason "listener"), and when an interrupt permission rule matched
 // (reason "permission_rule", which wins over "listener"). Without a ChangeRequest hook an
-// interrupt rule is a denial (permission_denied). A hook error is change_request_failed (fatal).
-func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *schema.PermissionRule) (announcement, *Error) {
-	if !c.hooks.asks() {
+// interrupt rule is a denial (permission_denied). A hook error, or an answer that is not a
+// decision the operation takes, is change_request_failed (fatal). pin is the content hash of the
+// target the diff was computed from ("" when the change has no content); it pins a reviewer's
+// replacement to what the reviewer saw.
+//
+// On the run applying a reviewer's replacement arguments (c.review set) nobody is asked again:
+// the change is approved, provided a change to the very path announced still finds the content
+// announced.
+func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *schema.PermissionRule, pin string) (announcement, *Error) {
+	if c.review != nil {
+		if rel == c.review.rel && c.review.pin != "" && pin != c.review.pin {
+			return announcement{}, errorf(c.tool, rel, kindStaleHash,
+				"Conflict: file '%s' has changed since the change was shown to the reviewer (expected hash:%s, got hash:%s). Re-read the file and retry.",
+				rel, c.review.pin, pin)
+		}
+		return announcement{asked: true}, nil
+	}
+	if c.hooks.ChangeRequest == nil {
 		if rule != nil {
 			return announcement{}, errorf(c.tool, rel, kindPermissionDenied,
 				"Path '%s' needs the client's approval (an interrupt permission rule matches), but the client cannot be asked.", rel)
@@ -53,30 +96,69 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	if rule != nil {
 		req.Reason, req.Rule = "permission_rule", rule
 	}
-	var answer schema.ChangeRequestResult
-	var err error
-	if c.hooks.Review != nil {
-		answer, err = c.hooks.Review(c.ctx, req)
-	} else {
-		answer.Approve, answer.Reason, err = c.hooks.ChangeRequest(c.ctx, req)
-	}
+	ans, err := c.hooks.ChangeRequest(c.ctx, req)
 	if err != nil {
 		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed,
 			Msg: "The change request failed, so nothing was changed.", Err: err}
 	}
-	approve, reason := answer.Approve, answer.Reason
-	if answer.Content != nil && (op != "write" && op != "edit" || !approve) {
-		// A client bug, not the model's: refuse the whole change rather than guess.
-		return announcement{}, errorf(c.tool, rel, kindChangeRequestFailed,
-			"The reviewer answered a %s change with replacement content, which only approving a write or an edit may carry. Nothing was changed.", op)
+	return decide(c.tool, op, rel, pin, ans)
+}
+
+// decide turns the client's answer into an announcement. Without a decision, approve decides,
+// and approve: true with a replacement is the short form of decision "edit" ({approve: true,
+// content}). A decision the server does not know, a replacement with a refusal or a plain
+// approval, an edit of an operation that takes none, or an edit that is not exactly one of
+// content (write and edit only) and arguments is change_request_failed: it is the client's
+// mistake, not the model's, and nothing is changed.
+func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announcement, *Error) {
+	bad := func(format string, args ...any) (announcement, *Error) {
+		return announcement{}, &Error{Op: tool, Path: rel, Kind: kindChangeRequestFailed,
+			Msg: "The change request's answer was invalid, so nothing was changed: " + fmt.Sprintf(format, args...)}
 	}
-	if !approve {
+	replaces := ans.Content != nil || ans.Arguments != nil
+	decision := ans.Decision
+	switch {
+	case decision != "":
+	case ans.Approve && replaces:
+		decision = schema.DecisionEdit
+	case ans.Approve:
+		decision = schema.DecisionApprove
+	default:
+		decision = schema.DecisionReject
+	}
+	if decision != schema.DecisionEdit && replaces {
+		return bad("content and arguments need decision 'edit' (or approve: true), got %s.", pyRepr(decision))
+	}
+	switch decision {
+	case schema.DecisionApprove:
+		return announcement{asked: true}, nil
+	case schema.DecisionReject:
+		reason := ans.Reason
 		if reason == "" {
 			reason = defaultCancelReason
 		}
 		return announcement{cancelled: true, reason: reason}, nil
+	case schema.DecisionEdit:
+	default:
+		return bad("decision must be 'approve', 'reject' or 'edit', got %s.", pyRepr(decision))
 	}
-	return announcement{asked: true, content: answer.Content}, nil
+	switch {
+	case op == "delete" || op == "remove_directory":
+		return bad("a %s cannot be edited, only approved or rejected.", op)
+	case ans.Content != nil && ans.Arguments != nil:
+		return bad("an edit carries content or arguments, not both.")
+	case ans.Content != nil && op != "write" && op != "edit":
+		return bad("content replaces the whole content of a write or an edit; edit a %s with arguments.", op)
+	case ans.Content != nil:
+		return announcement{asked: true, content: ans.Content}, nil
+	case ans.Arguments == nil:
+		return bad("an edit needs content or arguments.")
+	}
+	args, err := json.Marshal(ans.Arguments)
+	if err != nil {
+		return bad("the arguments cannot be encoded.")
+	}
+	return announcement{asked: true, redo: &reviewerEdit{args: args, rel: rel, pin: pin}}, nil
 }
 
 // refused returns the result text and outcome of a change the client refused: verb is

@@ -77,7 +77,7 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 		diff, truncated = e.deletedDiff(t)
 	}
 	res := &schema.DeleteResult{Path: e.displayOf(t.r)}
-	ann, aerr := e.announce(c, "delete", t.r.rel, diff, truncated, rule)
+	ann, aerr := e.announce(c, "delete", t.r.rel, diff, truncated, rule, "")
 	if aerr != nil {
 		return nil, aerr
 	}

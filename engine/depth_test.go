@@ -88,9 +88,9 @@ func TestDeepCreateCancelled(t *testing.T) {
 	e := fx.engine(schema.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h := Hooks{ChangeRequest: func(context.Context, *schema.FileChangeRequest) (bool, string, error) {
+	h := Hooks{ChangeRequest: func(context.Context, *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
 		cancel()
-		return true, "", nil
+		return Approve(), nil
 	}}
 	raw, _ := json.Marshal(map[string]any{"path": deepPath(1000)})
 	_, err := e.Call(ctx, "create_directory", raw, h)

@@ -122,6 +122,14 @@
 //  5. the change lands, then its event is delivered through Hooks.Event, before Call returns.
 //     Failed, refused and denied calls emit no event.
 //
+// The answer may also approve the reviewer's edit (see [schema.ChangeRequestResult]): a write's
+// or an edit's whole new content is written in step 4 instead of the model's, under the same lock
+// and guard;
+// replacement arguments make the handler return a [reviewerEdit], and Call runs the tool again on
+// them from step 1, every check included, without asking again (the reviewer's change is approved
+// by definition), pinned to the announced content when it targets the announced path. Either way
+// the result and the event say modified_by_reviewer. delete and remove_directory take no edit.
+//
 // # For the tool files
 //
 // Each tool registers itself in an init function with register and the generic adapter tool,

@@ -38,7 +38,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	unlock := e.lockChange(r)
 	defer unlock()
 	locked := r.rel
-	asks := c.hooks.asks() || rule != nil
+	asks := c.hooks.ChangeRequest != nil || rule != nil
 	var held *dirLock
 	if !asks && r.exists {
 		// Nobody is asked, so the read the edit is based on and its commit are one turn under
@@ -71,14 +71,18 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	}
 	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
 	res := &schema.EditFileResult{Path: e.displayOf(r)}
+	res.ModifiedByReviewer = c.reviewed()
 	if asks {
-		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule)
+		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
 		if err != nil {
 			return nil, err
 		}
-		if ann.cancelled {
+		switch {
+		case ann.cancelled:
 			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
 			return res, nil
+		case ann.redo != nil:
+			return nil, ann.redo
 		}
 		if ann.content != nil && *ann.content != string(updated) {
 			if strings.IndexByte(*ann.content, 0) >= 0 {
@@ -121,7 +125,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		res.Text += " [hash:" + h + "]"
 	}
 	if res.ModifiedByReviewer {
-		res.Text += "\n" + reviewerNote
+		res.Text += reviewNote
 	}
 	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil

@@ -15,9 +15,9 @@ func TestEditWithoutHashNeverStale(t *testing.T) {
 	for _, withHash := range []bool{false, true} {
 		fx := makeFixture(t, "f.txt: one\n")
 		e := fx.engine(schema.Config{})
-		h := Hooks{ChangeRequest: func(context.Context, *schema.FileChangeRequest) (bool, string, error) {
+		h := Hooks{ChangeRequest: func(context.Context, *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
 			os.WriteFile(fx.abs("f.txt"), []byte("one two\n"), 0o644)
-			return true, "", nil
+			return Approve(), nil
 		}}
 		args := map[string]any{"path": "f.txt", "old_text": "one", "new_text": "three"}
 		if withHash {

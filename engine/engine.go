@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -261,25 +262,29 @@ type Hooks struct {
 	// Event receives *schema.FileReadEvent, *schema.FileWrittenEvent and the other event types,
 	// synchronously, before Call returns. Nil drops events.
 	Event func(ev any)
-	// ChangeRequest asks the client to approve a change before it touches disk. Nil means the
-	// client offered no change requests: changes then go ahead unasked, except those an interrupt
+	// ChangeRequest asks the client to approve a change before it touches disk; the answer
+	// approves, rejects or edits it (see [schema.ChangeRequestResult]). Nil means the client
+	// offered no change requests: changes then go ahead unasked, except those an interrupt
 	// permission rule covers, which fail with permission_denied. An error aborts the call with
 	// change_request_failed and nothing applied.
-	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (approve bool, reason string, err error)
-	// Review is ChangeRequest with the client's whole answer, so a reviewer may approve with
-	// content of its own (schema.ChangeRequestResult.Content). When set it is asked instead of
-	// ChangeRequest.
-	Review func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error)
+	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error)
 }
 
-// asks reports whether the client can be asked about changes.
-func (h *Hooks) asks() bool { return h.ChangeRequest != nil || h.Review != nil }
+// Approve and Reject are the two plain answers to a change request.
+func Approve() schema.ChangeRequestResult { return schema.ChangeRequestResult{Approve: true} }
+
+// Reject refuses a change with reason (shown to the model).
+func Reject(reason string) schema.ChangeRequestResult {
+	return schema.ChangeRequestResult{Reason: reason}
+}
 
 // call is the state of one tool call, passed to every tool handler.
 type call struct {
 	ctx   context.Context
 	tool  string
 	hooks Hooks
+	// review is set on the run applying a reviewer's replacement arguments (see [reviewerEdit]).
+	review *reviewerEdit
 }
 
 // emit sends an event (one of the schema event types) to the host, if it listens.
@@ -346,6 +351,9 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	}
 	c := &call{ctx: ctx, tool: toolName, hooks: h}
 	res, err = fn(e, c, args)
+	if ed, ok := err.(*reviewerEdit); ok {
+		res, err = e.applyReview(c, fn, ed)
+	}
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = &Error{Op: toolName, Kind: kindInternal, Msg: "Internal error in the file tools.", Err: err}
@@ -353,6 +361,52 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 		return nil, err
 	}
 	return res, nil
+}
+
+// applyReview runs the tool again on the reviewer's replacement arguments (see [reviewerEdit]).
+// Any failure of that run is the tool's own error, kind unchanged, its message saying it was the
+// reviewer's replacement that failed; nothing was changed.
+//
+// Texts echo paths as spelled, which is harmless for the model's own spelling but not for the
+// reviewer's: an absolute host path the reviewer typed is rewritten in the result text and the
+// error message (root-relative inside the root, a placeholder outside), so the model sees no
+// host path it did not write itself.
+func (e *Engine) applyReview(c *call, fn toolFunc, ed *reviewerEdit) (any, error) {
+	c.review = ed
+	res, err := fn(e, c, ed.args)
+	scrub := e.reviewerPaths(ed.args)
+	if err == nil {
+		if t := reflect.ValueOf(res).Elem().FieldByName("Text"); t.IsValid() && t.Kind() == reflect.String {
+			t.SetString(scrub.Replace(t.String()))
+		}
+		return res, nil
+	}
+	if te, ok := err.(*Error); ok {
+		wrapped := *te
+		wrapped.Msg = "The reviewer's edit of this change was not applied, and nothing was changed: " + scrub.Replace(te.Msg)
+		wrapped.Path = scrub.Replace(te.Path)
+		return nil, &wrapped
+	}
+	return nil, err
+}
+
+// reviewerPaths returns the replacer of the absolute paths among the reviewer's top-level string
+// arguments by what the model may see of them (see [Engine.hostToModel]), longest first.
+func (e *Engine) reviewerPaths(raw json.RawMessage) *strings.Replacer {
+	var args map[string]any
+	_ = json.Unmarshal(raw, &args)
+	var abs []string
+	for _, v := range args {
+		if s, ok := v.(string); ok && strings.HasPrefix(s, "/") {
+			abs = append(abs, s)
+		}
+	}
+	slices.SortFunc(abs, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, s := range abs {
+		pairs = append(pairs, s, e.hostToModel(s))
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // cancelled is the error of a call whose context ended; errors.Is(err, context.Canceled) holds.

@@ -117,20 +117,26 @@ func (fx *fixture) engine(cfg schema.Config) *Engine {
 type recorder struct {
 	events   []any
 	requests []*schema.FileChangeRequest
-	// answer decides change requests; nil approves.
+	// answer decides change requests with a plain approve or refuse; nil approves.
 	answer func(req *schema.FileChangeRequest) (bool, string, error)
+	// reply, when set, answers change requests in full (edits included) instead of answer.
+	reply func(req *schema.FileChangeRequest) (schema.ChangeRequestResult, error)
 }
 
 // hooks returns Hooks recording into r; withRequests installs the ChangeRequest hook.
 func (r *recorder) hooks(withRequests bool) Hooks {
 	h := Hooks{Event: func(ev any) { r.events = append(r.events, ev) }}
 	if withRequests {
-		h.ChangeRequest = func(_ context.Context, req *schema.FileChangeRequest) (bool, string, error) {
+		h.ChangeRequest = func(_ context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
 			r.requests = append(r.requests, req)
-			if r.answer == nil {
-				return true, "", nil
+			switch {
+			case r.reply != nil:
+				return r.reply(req)
+			case r.answer == nil:
+				return Approve(), nil
 			}
-			return r.answer(req)
+			ok, reason, err := r.answer(req)
+			return schema.ChangeRequestResult{Approve: ok, Reason: reason}, err
 		}
 	}
 	return h

@@ -20,26 +20,33 @@ func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schem
 		return nil, rerr
 	}
 	res := &schema.CreateDirectoryResult{Path: e.displayOf(r), Text: "Created directory: " + a.Path}
+	if c.reviewed() {
+		res.ModifiedByReviewer = true
+		res.Text += reviewNote
+	}
 	if r.exists {
 		if r.info.IsDir() {
 			return res, nil
 		}
 		return nil, errExistsNotDir(c.tool, r)
 	}
-	ann, err := e.announce(c, "create_directory", r.rel, "", false, rule)
+	ann, err := e.announce(c, "create_directory", r.rel, "", false, rule, "")
 	if err != nil {
 		return nil, err
 	}
-	if ann.cancelled {
+	switch {
+	case ann.cancelled:
 		res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
 		return res, nil
+	case ann.redo != nil:
+		return nil, ann.redo
 	}
 	created, merr := e.mkdirAll(c, r)
 	if merr != nil {
 		return nil, merr
 	}
 	if created {
-		c.emit(&schema.DirectoryCreatedEvent{EventBase: e.base(c, schema.KindDirectoryCreated, r.rel)})
+		c.emit(&schema.DirectoryCreatedEvent{EventBase: e.base(c, schema.KindDirectoryCreated, r.rel), ModifiedByReviewer: res.ModifiedByReviewer})
 	}
 	res.Created = created
 	return res, nil

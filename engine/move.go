@@ -70,14 +70,18 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 	}
 	res := &schema.MoveFileResult{Source: e.displayOf(src.r), Destination: e.displayOf(dst.r)}
 	diff := fmt.Sprintf("diff --git a/%s b/%s\nrename from %s\nrename to %s\n", src.r.rel, dst.r.rel, src.r.rel, dst.r.rel)
-	ann, err := e.announce(c, "move", dst.r.rel, diff, false, rule)
+	ann, err := e.announce(c, "move", dst.r.rel, diff, false, rule, "")
 	if err != nil {
 		return nil, err
 	}
-	if ann.cancelled {
+	switch {
+	case ann.cancelled:
 		res.Text, res.ChangeOutcome = ann.refused(src.r.rel, "moved")
 		return res, nil
+	case ann.redo != nil:
+		return nil, ann.redo
 	}
+	res.ModifiedByReviewer = c.reviewed()
 	if src, err = e.recheck(c.tool, src); err != nil {
 		return nil, err
 	}
@@ -87,11 +91,14 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 	if err := e.rename(c.tool, src, dst); err != nil {
 		return nil, err
 	}
-	c.emit(&schema.FileMovedEvent{EventBase: e.base(c, schema.KindFileMoved, dst.r.rel), Source: src.r.rel})
+	c.emit(&schema.FileMovedEvent{EventBase: e.base(c, schema.KindFileMoved, dst.r.rel), Source: src.r.rel, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Overwritten = dst.r.exists
 	res.Text = fmt.Sprintf("Moved %s to %s.", a.Source, a.Destination)
 	if res.Overwritten {
 		res.Text = fmt.Sprintf("Moved %s to %s, replacing the file that was there.", a.Source, a.Destination)
+	}
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
 	}
 	return res, nil
 }

@@ -157,7 +157,7 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 		return nil, errNotEmpty(c.tool, t, n, e.enabled[schema.ToolDelete])
 	}
 	res := &schema.RemoveDirectoryResult{Path: e.displayOf(t.r), Text: "Removed directory: " + a.Path}
-	ann, aerr := e.announce(c, "remove_directory", t.r.rel, "", false, rule)
+	ann, aerr := e.announce(c, "remove_directory", t.r.rel, "", false, rule, "")
 	if aerr != nil {
 		return nil, aerr
 	}

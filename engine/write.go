@@ -40,7 +40,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if err := e.writableTarget(c.tool, r); err != nil {
 		return nil, err
 	}
-	needAsk := c.hooks.asks() || rule != nil
+	needAsk := c.hooks.ChangeRequest != nil || rule != nil
 	var held *dirLock
 	if !needAsk {
 		// Nobody is asked: the expected_hash check and the commit are one turn under the
@@ -89,19 +89,24 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		if oldKnown || !r.exists {
 			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), a.Content)
 		}
-		ann, err := e.announce(c, "write", r.rel, diff, truncated, rule)
+		ann, err := e.announce(c, "write", r.rel, diff, truncated, rule, current)
 		if err != nil {
 			return nil, err
 		}
-		if ann.cancelled {
+		switch {
+		case ann.cancelled:
 			res.Text, res.ChangeOutcome = ann.refused(r.rel, "written")
 			return res, nil
-		}
-		if ann.content != nil && *ann.content != a.Content {
+		case ann.redo != nil:
+			return nil, ann.redo
+		case ann.content != nil && *ann.content != a.Content:
+			// The reviewer's content, under the same lock and guard as the model's; the
+			// proposal sent back unchanged is a plain approval.
 			a.Content = *ann.content
 			res.ModifiedByReviewer = true
 		}
 	}
+	res.ModifiedByReviewer = res.ModifiedByReviewer || c.reviewed()
 	content := []byte(a.Content)
 	created, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: guard, create: true, locked: locked, held: held})
 	if cerr != nil {
@@ -123,7 +128,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		res.Text += " [hash:" + h + "]"
 	}
 	if res.ModifiedByReviewer {
-		res.Text += "\n" + reviewerNote
+		res.Text += reviewNote
 	}
 	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil

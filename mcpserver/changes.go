@@ -67,7 +67,25 @@ func (s *Server) approval(req *mcp.CallToolRequest) *approval {
 
 // hook returns the engine's ChangeRequest hook for the policy (see [ChangePolicy]); nil leaves
 // the engine's own rule: unasked changes go ahead, interrupt-flagged ones are permission_denied.
-func (a *approval) hook() func(context.Context, *schema.FileChangeRequest) (bool, string, error) {
+//
+// MCP answers approve or refuse only: an elicitation form has no field for a replacement, so a
+// reviewer's edit (decision "edit" of change_request) is not offered here.
+func (a *approval) hook() func(context.Context, *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
+	decide := a.decider()
+	if decide == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
+		ok, reason, err := decide(ctx, req)
+		return schema.ChangeRequestResult{Approve: ok, Reason: reason}, err
+	}
+}
+
+// decideFunc approves (true) or refuses (false, with a reason) one change request.
+type decideFunc func(context.Context, *schema.FileChangeRequest) (bool, string, error)
+
+// decider returns the approval's decision for the policy; nil leaves the engine's own rule.
+func (a *approval) decider() decideFunc {
 	switch {
 	case !a.canElicit && a.policy == ChangesRefuse:
 		return func(context.Context, *schema.FileChangeRequest) (bool, string, error) {

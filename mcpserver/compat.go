@@ -275,12 +275,12 @@ func editFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error
 	var diff string
 	asked := false
 	dry := *c
-	dry.hooks.ChangeRequest = func(_ context.Context, req *schema.FileChangeRequest) (bool, string, error) {
+	dry.hooks.ChangeRequest = func(_ context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
 		asked, diff = true, req.Diff
 		if req.Truncated {
 			diff += "\n[the diff is truncated]"
 		}
-		return false, "dry run", nil
+		return engine.Reject("dry run"), nil
 	}
 	dry.hooks.Event = nil
 	res, err := call(ctx, &dry, schema.ToolEditFile, args)

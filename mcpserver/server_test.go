@@ -270,10 +270,10 @@ func TestRoundTwoRefusesAChangeTheUserDidNotSee(t *testing.T) {
 	changed.Diff = "-a\n+c\n"
 	accept := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
 	a := &approval{policy: ChangesAsk, canElicit: true, answer: accept, state: seen}
-	if ok, reason, err := a.hook()(context.Background(), &changed); ok || err != nil || reason != reasonChanged {
+	if ok, reason, err := a.decider()(context.Background(), &changed); ok || err != nil || reason != reasonChanged {
 		t.Errorf("changed diff: approve %v, reason %q, err %v", ok, reason, err)
 	}
-	if ok, _, err := a.hook()(context.Background(), req); !ok || err != nil {
+	if ok, _, err := a.decider()(context.Background(), req); !ok || err != nil {
 		t.Errorf("seen diff: approve %v, err %v", ok, err)
 	}
 }

@@ -48,7 +48,8 @@ type FileWrittenEvent struct {
 	ContentHash string `json:"content_hash"`
 	// The post_edit hooks that ran after the write; absent when none matched.
 	PostEdit []PostEditRun `json:"post_edit,omitempty"`
-	// True when the reviewer replaced the content before it was written.
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
 	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
@@ -66,14 +67,17 @@ type FileEditedEvent struct {
 	Truncated bool `json:"truncated"`
 	// Occurrences replaced (more than the edits given with replace_all).
 	Replacements int `json:"replacements"`
-	// True when the reviewer replaced the edited content before it was written; diff then shows
-	// the reviewer's content.
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change; diff then shows what was written.
 	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // DirectoryCreatedEvent: create_directory created a directory (not sent when it already existed).
 type DirectoryCreatedEvent struct {
 	EventBase
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // FilesSearchedEvent: search_files, find_files, list_files or grep ran.
@@ -106,6 +110,9 @@ type FileMovedEvent struct {
 	EventBase
 	// Root-relative resolved source path.
 	Source string `json:"source"`
+	// True when the reviewer's edit of the change request was applied instead of the model's
+	// change.
+	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 
 // FileChangeRequest asks the client to approve a change before it touches disk; it is the params of

@@ -70,16 +70,36 @@ type CancelParams struct {
 	ID any `json:"id"`
 }
 
-// ChangeRequestResult is the client's answer to a change_request.
+// ChangeRequestResult is the client's answer to a change_request: approve, reject, or approve
+// with an edit (decision "edit"), where the reviewer's replacement is applied instead of the
+// model's change. The server re-validates a replacement exactly as if the model had sent it
+// (resolution, containment, denied/protected patterns, permission rules, expected_hash), and
+// when any check fails it writes nothing and the call fails with that check's error. An edit is
+// refused (change_request_failed) for delete and remove_directory, for content on anything but
+// write and edit, for a replacement with a refusal, and when it carries neither or both of
+// content and arguments.
 type ChangeRequestResult struct {
-	// True lets the change proceed; false leaves the disk untouched.
+	// True lets the change proceed; false leaves the disk untouched. Ignored when decision is
+	// set; send false with decision "edit", so a server older than edits refuses the change
+	// instead of applying the unedited original.
 	Approve bool `json:"approve"`
 	// Why the change was refused; shown to the model.
 	Reason string `json:"reason,omitempty"`
-	// Approve with an edit (deepagents' "edit" decision): the file's whole new content, written
-	// instead of what the model proposed. Only for the operations "write" and "edit", and only
-	// with approve: true; the server checks it as it checked the model's change (the same path,
-	// text only for "edit", the file unchanged since the request) and the result and event say
-	// modified_by_reviewer. Omitted: the change as proposed.
+	// "approve", "reject" or "edit"; wins over approve when present. Absent: approve decides,
+	// and approve: true with content or arguments is an edit.
+	Decision string `json:"decision,omitempty" jsonschema:"enum=approve,enum=reject,enum=edit"`
+	// For an edit of a write or an edit_file: the file's complete new content, written instead
+	// of the model's to the same path, under the same guard (the file unchanged since the
+	// request; text only for an edit). Equal to the proposal, it is a plain approval.
 	Content *string `json:"content,omitempty"`
+	// For an edit: the complete replacement arguments of the tool call (the same object
+	// tools/call takes, decoded as strictly), replacing the model's arguments entirely.
+	Arguments map[string]any `json:"arguments,omitempty"`
 }
+
+// Change-request decisions (ChangeRequestResult.Decision).
+const (
+	DecisionApprove = "approve"
+	DecisionReject  = "reject"
+	DecisionEdit    = "edit"
+)

@@ -97,14 +97,16 @@ type PostEditOutcome struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// ChangeOutcome reports a change the client refused through change_request.
+// ChangeOutcome reports how the client answered a change's change_request, when it did not
+// simply approve it.
 type ChangeOutcome struct {
 	// True when the client refused the change; nothing was touched.
 	Cancelled bool `json:"cancelled,omitempty"`
 	// The client's reason for refusing.
 	CancelReason string `json:"cancel_reason,omitempty"`
-	// True when the reviewer approved the change with content of its own (write_file and
-	// edit_file), which is what was written.
+	// True when the reviewer answered with an edit: what was applied is the reviewer's
+	// replacement, not the model's call, and the other fields describe the replacement. Never set
+	// for delete and remove_directory, which refuse edits.
 	ModifiedByReviewer bool `json:"modified_by_reviewer,omitempty"`
 }
 

@@ -145,3 +145,38 @@ func TestErrorMapping(t *testing.T) {
 		}
 	}
 }
+
+// An edit answer on the wire: the reviewer's arguments are applied and marked; an answer whose
+// arguments are not an object is change_request_failed with nothing applied.
+func TestChangeRequestAnsweredWithAnEdit(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a.txt"), "old\n")
+	w := newWire(t, Options{})
+	w.onRequest = func(m map[string]any) any {
+		return map[string]any{"approve": false, "decision": "edit", "arguments": map[string]any{"path": "b.txt", "content": "reviewed\n"}}
+	}
+	w.request(1, "initialize", initParams(root, nil))
+	before, resp := w.request(2, "tools/call", toolCall("write_file", map[string]any{"path": "a.txt", "content": "model\n"}))
+	res, _ := resp["result"].(map[string]any)
+	if res == nil || res["modified_by_reviewer"] != true || !strings.HasSuffix(res["text"].(string), "\nNote: the reviewer modified this change before it was applied.") {
+		t.Fatalf("edited write = %v", resp)
+	}
+	if len(before) != 2 || before[1]["method"] != "event" || before[1]["params"].(map[string]any)["modified_by_reviewer"] != true {
+		t.Fatalf("messages before = %v; want the change request and a marked event", before)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "b.txt")); string(b) != "reviewed\n" {
+		t.Fatalf("b.txt = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "old\n" {
+		t.Fatalf("a.txt = %q", b)
+	}
+
+	w.onRequest = func(m map[string]any) any { return map[string]any{"decision": "edit", "arguments": "b.txt"} }
+	_, resp = w.request(3, "tools/call", toolCall("write_file", map[string]any{"path": "a.txt", "content": "model\n"}))
+	if code, data := errorCode(t, resp); code != schema.CodeFatal || data["kind"] != "change_request_failed" {
+		t.Fatalf("response = %v; want change_request_failed", resp)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "old\n" {
+		t.Fatalf("a.txt = %q", b)
+	}
+}

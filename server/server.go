@@ -215,10 +215,12 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 		}
 	}
 	if caps.ChangeRequests {
-		h.Review = func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
+		h.ChangeRequest = func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
 			var res schema.ChangeRequestResult
-			err := c.Call(ctx, "change_request", req, &res)
-			return res, err
+			if err := c.Call(ctx, "change_request", req, &res); err != nil {
+				return schema.ChangeRequestResult{}, err
+			}
+			return res, nil
 		}
 	}
 	res, err := eng.Call(ctx, p.Name, args, h)

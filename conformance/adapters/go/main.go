@@ -71,11 +71,14 @@ type op struct {
 	ChangeRequests bool            `json:"change_requests"`
 	Tool           string          `json:"tool"`
 	Arguments      json.RawMessage `json:"arguments"`
-	// The runner's answer to a change request (op "answer"): Error set fails the callback.
-	Approve bool    `json:"approve"`
-	Reason  string  `json:"reason"`
-	Content *string `json:"content"` // approve with the reviewer's content
-	Error   string  `json:"error"`
+	// The runner's answer to a change request (op "answer"): Error set fails the callback;
+	// Decision "edit" (or approve with a replacement) answers with Content or with Arguments
+	// (the reviewer's replacement).
+	Approve  bool    `json:"approve"`
+	Reason   string  `json:"reason"`
+	Error    string  `json:"error"`
+	Decision string  `json:"decision"`
+	Content  *string `json:"content"`
 }
 
 // adapter holds the session, the runner's pipes and the events of the current call.
@@ -238,7 +241,8 @@ func (a *adapter) onEvent(e fsboxclient.Event) {
 }
 
 // onChangeRequest hands the request to the runner and returns what it answers: nil approves,
-// req.Cancel refuses, and an error answer fails the callback, so the server fails the call.
+// req.Cancel refuses, req.ApproveWith and req.EditArguments approve the reviewer's replacement,
+// and an error answer fails the callback, so the server fails the call.
 func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequest) error {
 	a.exchange.Lock()
 	defer a.exchange.Unlock()
@@ -253,10 +257,21 @@ func (a *adapter) onChangeRequest(_ context.Context, req *fsboxclient.ChangeRequ
 		return errors.New("the runner did not answer the change request")
 	case ans.Error != "":
 		return errors.New(ans.Error)
-	case !ans.Approve:
+	}
+	replaces := ans.Content != nil || len(ans.Arguments) > 0
+	switch {
+	case ans.Decision == "edit" || ans.Decision == "" && ans.Approve && replaces:
+		switch {
+		case ans.Content != nil && len(ans.Arguments) == 0:
+			return req.ApproveWith(*ans.Content)
+		case ans.Content == nil && len(ans.Arguments) > 0:
+			return req.EditArguments(ans.Arguments)
+		}
+		return errors.New("the SDK sends an edit with content or with arguments, not both or neither")
+	case ans.Decision == "approve":
+		return nil
+	case ans.Decision == "reject" || !ans.Approve:
 		return req.Cancel(ans.Reason)
-	case ans.Content != nil:
-		return req.ApproveWith(*ans.Content)
 	}
 	return nil
 }

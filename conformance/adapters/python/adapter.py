@@ -13,7 +13,9 @@ server's own error comes back.
 
 While a call runs, each change request on_change_request receives is written out as
 {"change_request": {..}} and decided by the runner's next line,
-{"op":"answer","approve":bool,"reason":"..","error":".."}: an error makes the callback raise.
+{"op":"answer","approve":bool,"reason":"..","error":"..","decision":"..","content":"..","arguments":{..}}:
+an error makes the callback raise; decision "edit" (or approve with a replacement) calls
+request.approve_with(content) or request.edit(arguments).
 """
 
 from __future__ import annotations
@@ -84,11 +86,19 @@ class Adapter:
         error = answer.get("error")
         if isinstance(error, str) and error:
             raise ChangeRequestFailed(error)
-        if answer.get("approve") is not True:
+        decision = answer.get("decision")
+        approve = answer.get("approve") is True
+        content, arguments = answer.get("content"), answer.get("arguments")
+        if decision == "edit" or (decision is None and approve and (content is not None or arguments is not None)):
+            if isinstance(content, str) and arguments is None:
+                request.approve_with(content)
+            elif content is None and isinstance(arguments, dict):
+                request.edit(arguments)
+            else:
+                raise ChangeRequestFailed("the SDK sends an edit with content or with arguments, not both or neither")
+        elif decision == "reject" or (decision != "approve" and not approve):
             reason = answer.get("reason")
             request.cancel(reason if isinstance(reason, str) else None)
-        elif isinstance(answer.get("content"), str):
-            request.approve_with(answer["content"])
 
     def start(self, op: dict[str, Any]) -> Answer:
         if self.client is not None:

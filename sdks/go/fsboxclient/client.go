@@ -46,7 +46,8 @@ type Options struct {
 	OnEvent func(Event)
 	// OnChangeRequest is asked before a change touches disk (capabilities.change_requests is
 	// requested only when it is set). Return nil to approve, req.ApproveWith(content) to approve a
-	// write or edit with content of the reviewer's own, req.Cancel(reason) to refuse (the call
+	// write or edit with content of the reviewer's own, req.EditArguments(params) to approve the
+	// call with the reviewer's replacement arguments, req.Cancel(reason) to refuse (the call
 	// then returns a normal result with Cancelled set), or any other error to fail: the server
 	// then aborts the call with a fatal change_request_failed error. It runs on its own goroutine
 	// and may call the client; ctx is cancelled when the client closes.
@@ -65,6 +66,26 @@ type ChangeRequest struct {
 // req.Cancel("…") from OnChangeRequest.
 func (r *ChangeRequest) Cancel(reason string) error { return &RefusedError{Reason: reason} }
 
+// ApproveWith returns the answer that approves a write or an edit with content as the file's
+// whole new content instead of what the model proposed: return req.ApproveWith("…") from
+// OnChangeRequest. The server writes it to the same path under the same checks; the result and
+// event say modified_by_reviewer. Other operations fail the call (change_request_failed).
+func (r *ChangeRequest) ApproveWith(content string) error {
+	return &EditedError{Content: &content}
+}
+
+// EditArguments returns the answer that approves the change with replacement arguments for the
+// tool call (a typed params value such as WriteFileParams, or a map), which replace the model's
+// entirely: return req.EditArguments(…) from OnChangeRequest. The server checks them exactly as
+// if the model had sent them; a delete or remove_directory cannot be edited.
+func (r *ChangeRequest) EditArguments(args any) error {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("fsboxclient: the reviewer's arguments cannot be encoded: %w", err)
+	}
+	return &EditedError{Arguments: raw}
+}
+
 // RefusedError is the refusal of a change request; OnChangeRequest returns it through
 // ChangeRequest.Cancel (possibly wrapped).
 type RefusedError struct {
@@ -73,21 +94,15 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return "fsboxclient: change refused: " + e.Reason }
 
-// ApproveWith returns the answer that approves a write or an edit with content as the file's
-// whole new content instead of what the model proposed: return req.ApproveWith("…") from
-// OnChangeRequest. The server checks it like the model's change; the result and event say
-// modified_by_reviewer. Other operations fail the call (change_request_failed).
-func (r *ChangeRequest) ApproveWith(content string) error { return &EditedApproval{Content: content} }
-
-// EditedApproval is an approval with the reviewer's content; OnChangeRequest returns it through
-// ChangeRequest.ApproveWith.
-type EditedApproval struct {
-	Content string
+// EditedError is an approval with the reviewer's edit (decision "edit"); OnChangeRequest returns it
+// through ChangeRequest.ApproveWith or EditArguments (possibly wrapped). The result then has
+// ModifiedByReviewer set.
+type EditedError struct {
+	Content   *string
+	Arguments json.RawMessage
 }
 
-func (e *EditedApproval) Error() string {
-	return "fsboxclient: change approved with the reviewer's content"
-}
+func (e *EditedError) Error() string { return "fsboxclient: change edited by the reviewer" }
 
 // Error is a failure the server reported: a tool error (Kind set, from the error's data) or a
 // protocol error (Kind empty). Compare kinds, never messages:

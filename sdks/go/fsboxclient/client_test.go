@@ -345,6 +345,37 @@ func TestChangeRequestApproved(t *testing.T) {
 	}
 }
 
+// TestChangeRequestEdited: ApproveWith and EditArguments (wrapped or not) apply the reviewer's
+// replacement, and the result says so.
+func TestChangeRequestEdited(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "t.txt"), []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, Options{RootDir: root, OnChangeRequest: func(_ context.Context, req *ChangeRequest) error {
+		switch req.Operation {
+		case "write":
+			return fmt.Errorf("wrapped: %w", req.ApproveWith("reviewed\n"))
+		case "edit":
+			return req.EditArguments(EditFileParams{Path: "t.txt", OldText: new("b"), NewText: new("B")})
+		}
+		return nil
+	}})
+	w, err := c.WriteFile(context.Background(), WriteFileParams{Path: "w.txt", Content: "model\n"})
+	if err != nil || w.ModifiedByReviewer == nil || !*w.ModifiedByReviewer || !strings.HasSuffix(w.Text, "\nNote: the reviewer modified this change before it was applied.") {
+		t.Fatalf("WriteFile = %+v, %v", w, err)
+	}
+	e, err := c.EditFile(context.Background(), EditFileParams{Path: "t.txt", OldText: new("a"), NewText: new("A")})
+	if err != nil || e.ModifiedByReviewer == nil || !*e.ModifiedByReviewer {
+		t.Fatalf("EditFile = %+v, %v", e, err)
+	}
+	for name, want := range map[string]string{"w.txt": "reviewed\n", "t.txt": "a\nB\n"} {
+		if b, _ := os.ReadFile(filepath.Join(root, name)); string(b) != want {
+			t.Errorf("%s = %q; want %q", name, b, want)
+		}
+	}
+}
+
 // TestChangeRequestHandlerFails: an error other than a refusal makes the server abort the call.
 func TestChangeRequestHandlerFails(t *testing.T) {
 	root := t.TempDir()

@@ -234,12 +234,14 @@ func (c *Client) serve(m message) {
 	}
 	err := c.opts.OnChangeRequest(c.callbacks, &req)
 	var refused *RefusedError
-	var edited *EditedApproval
+	var edited *EditedError
 	switch {
 	case err == nil:
 		c.respond(m.ID, ChangeRequestResult{Approve: true}, nil)
 	case errors.As(err, &edited):
-		c.respond(m.ID, ChangeRequestResult{Approve: true, Content: new(edited.Content)}, nil)
+		// approve false: a server that predates edits refuses the change rather than applying
+		// the model's unedited one.
+		c.respond(m.ID, ChangeRequestResult{Approve: false, Decision: new("edit"), Content: edited.Content, Arguments: edited.Arguments}, nil)
 	case errors.As(err, &refused):
 		answer := ChangeRequestResult{Approve: false}
 		if refused.Reason != "" {

@@ -146,6 +146,45 @@ def test_cancel_without_reason_keeps_earlier_reason() -> None:
     assert fresh.answer() == {"approve": True}
 
 
+def test_change_request_edited(make_client: ClientFactory, root: Path) -> None:
+    (root / "t.txt").write_text("a\nb\n")
+    events: list[fsbox.Event] = []
+
+    def review(request: fsbox.ChangeRequest) -> None:
+        if request.operation == "write":
+            request.approve_with("reviewed\n")
+        else:
+            request.edit(arguments=fsbox.EditFileArgs(path="t.txt", old_text="b", new_text="B"))
+
+    fs = make_client(on_change_request=review, on_event=events.append)
+    w = fs.write_file(path="w.txt", content="model\n")
+    assert w.modified_by_reviewer is True
+    assert w.text.endswith("\nNote: the reviewer modified this change before it was applied.")
+    e = fs.edit_file(path="t.txt", old_text="a", new_text="A")
+    assert e.modified_by_reviewer is True
+    assert (root / "w.txt").read_text() == "reviewed\n"
+    assert (root / "t.txt").read_text() == "a\nB\n"
+    assert [getattr(ev, "modified_by_reviewer", None) for ev in events] == [True, True]
+
+
+def test_change_request_edit_answers() -> None:
+    request = fsbox.ChangeRequest(
+        path="a", root_dir="/r", tool="write_file", operation="write", diff="", truncated=False, reason="listener"
+    )
+    request.approve_with("new")
+    assert request.answer() == {"approve": False, "decision": "edit", "content": "new"}
+    request.cancel("no")
+    assert request.answer() == {"approve": False, "reason": "no"}
+    request.edit(arguments={"path": "b", "content": "x"})
+    assert request.answer() == {"approve": False, "decision": "edit", "arguments": {"path": "b", "content": "x"}}
+    request.approve_with("last")
+    assert request.answer() == {"approve": False, "decision": "edit", "content": "last"}
+    with pytest.raises(TypeError):
+        request.edit("a whole file")  # content goes through approve_with
+    with pytest.raises(TypeError):
+        request.approve_with(None)  # type: ignore[arg-type]
+
+
 def test_raising_change_request_aborts_with_fatal(make_client: ClientFactory, root: Path) -> None:
     def explode(request: fsbox.ChangeRequest) -> None:
         raise ValueError("policy engine down")

@@ -34,7 +34,7 @@
 import { jsonSchema, tool } from "ai";
 import type { Tool } from "ai";
 
-import type { ChangeRequest, Client } from "./client.js";
+import type { ChangeRequest, ChangeRequestEdit, Client } from "./client.js";
 import { ToolCallError } from "./errors.js";
 
 /** The tools that send change requests. */
@@ -84,8 +84,12 @@ async function callTool(
   }
 }
 
-/** A reviewer's answer: true approves; false or { approve: false, reason } refuses. */
-export type ReviewAnswer = boolean | { approve: boolean; reason?: string };
+/**
+ * A reviewer's answer: true approves; false or { approve: false, reason } refuses; { edit: { content } }
+ * (ChangeRequest.approveWith) or { edit: { arguments } } (ChangeRequest.edit) approves the
+ * reviewer's replacement instead.
+ */
+export type ReviewAnswer = boolean | { approve: boolean; reason?: string } | { edit: { content: string } | ChangeRequestEdit };
 
 /**
  * reviewChanges builds a ClientOptions.onChangeRequest that asks review only about changes a
@@ -101,6 +105,14 @@ export function reviewChanges(
       return;
     }
     const answer = await review(request);
+    if (typeof answer === "object" && "edit" in answer) {
+      if ("content" in answer.edit) {
+        request.approveWith(answer.edit.content);
+      } else {
+        request.edit(answer.edit);
+      }
+      return;
+    }
     if (answer === true || (typeof answer === "object" && answer.approve)) {
       return;
     }

@@ -23,18 +23,34 @@ import type {
 } from "./types.gen.js";
 
 /**
+ * ChangeRequestEdit is the reviewer's replacement of a change's arguments: the tool call's complete
+ * replacement arguments (a typed ...Args value or a plain object), which replace the model's
+ * entirely.
+ */
+export type ChangeRequestEdit = { arguments: object };
+
+/**
  * ChangeRequest is a change the server asks the client to approve before it touches disk: the
- * wire FileChangeRequest plus cancel. Returning without calling cancel approves the change.
+ * wire FileChangeRequest plus cancel, approveWith and edit. Returning without calling any of them
+ * approves the change; of them, the last call decides.
  */
 export type ChangeRequest = FileChangeRequest & {
   /** cancel refuses the change; reason is shown to the model. The disk stays untouched. */
   cancel(reason?: string): void;
   /**
    * approveWith approves a write or an edit with content as the file's whole new content (the
-   * reviewer's edit). The server checks it like the model's change; the result and event say
-   * modified_by_reviewer. For other operations the call fails with change_request_failed.
+   * reviewer's edit), written to the same path under the same checks as the model's change; the
+   * result and event say modified_by_reviewer. For other operations the call fails with
+   * change_request_failed.
    */
   approveWith(content: string): void;
+  /**
+   * edit approves the change with the reviewer's replacement arguments. The server re-runs the
+   * tool on them exactly as if the model had sent them and applies that instead (the result has
+   * modified_by_reviewer set), or fails the call with the check's error and changes nothing. A
+   * delete or remove_directory cannot be edited (change_request_failed).
+   */
+  edit(replacement: ChangeRequestEdit): void;
 };
 
 /** The result of a tool called by a name this SDK does not know: text plus whatever else came. */
@@ -59,7 +75,8 @@ export interface ClientOptions {
    */
   onEvent?: (event: Event) => void | Promise<void>;
   /**
-   * Called before every change touches disk; refuse with request.cancel(reason). It may be async:
+   * Called before every change touches disk; refuse with request.cancel(reason), or approve the
+   * reviewer's replacement with request.approveWith(content) or request.edit({arguments}). It may be async:
    * the change waits for it. If it throws, the server aborts the call with a ToolFatalError of kind
    * change_request_failed. Setting it turns on capabilities.change_requests.
    */
@@ -248,9 +265,22 @@ async function answerServerRequest(
       answer = reason === undefined ? { approve: false } : { approve: false, reason };
     },
   });
+  // approve false: a server that predates edits refuses the change instead of applying the
+  // model's unedited one.
   Object.defineProperty(request, "approveWith", {
     value: (content: string): void => {
-      answer = { approve: true, content };
+      if (typeof content !== "string") {
+        throw new TypeError("approveWith takes the file's whole new content, a string");
+      }
+      answer = { approve: false, decision: "edit", content };
+    },
+  });
+  Object.defineProperty(request, "edit", {
+    value: (replacement: ChangeRequestEdit): void => {
+      if (typeof replacement?.arguments !== "object" || replacement.arguments === null || "content" in replacement) {
+        throw new TypeError("edit takes { arguments }, the call's replacement arguments; approveWith takes content");
+      }
+      answer = { approve: false, decision: "edit", arguments: { ...replacement.arguments } as Record<string, unknown> };
     },
   });
   await onChangeRequest(request);

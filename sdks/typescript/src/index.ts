@@ -5,7 +5,7 @@
  */
 export { Client, decodeBytes, PLATFORM_PACKAGES, locateBinary } from "./client.js";
 export { VERSION } from "./version.js";
-export type { ChangeRequest, ClientOptions, UnknownToolResult } from "./client.js";
+export type { ChangeRequest, ChangeRequestEdit, ClientOptions, UnknownToolResult } from "./client.js";
 export {
   BinaryNotFoundError,
   ConnectionError,

@@ -103,6 +103,26 @@ describe("fsboxTools with generateText", () => {
     }
   });
 
+  test("a reviewer answering { edit } gets its content written, and the model is told", async () => {
+    const root = tempRoot({ "guarded/": "" });
+    const client = await start(root, {
+      config: { permissions: [{ operations: ["write"], paths: ["/guarded/**"], mode: "interrupt" }] },
+      onChangeRequest: reviewChanges(() => ({ edit: { content: "reviewed\n" } })),
+    });
+    try {
+      const result = await generateText({
+        model: scripted([["write_file", { path: "guarded/x.txt", content: "x\n" }]]),
+        tools: fsboxTools(client),
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      assert.equal(readFileSync(join(root, "guarded", "x.txt"), "utf8"), "reviewed\n");
+      assert.match(String(toolOutputs(result)[0]?.output), /reviewer modified this change/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('approve: "all" uses the AI SDK\'s own tool approval before execute runs', async () => {
     const root = tempRoot({});
     const client = await start(root);

@@ -122,3 +122,52 @@ test("an async onChangeRequest that returns approves, and the change waits for i
     await fs.close();
   }
 });
+
+test("approveWith and edit approve the reviewer's replacement: content for a write, arguments for an edit", async () => {
+  const events: Event[] = [];
+  const root = tempRoot({ "t.txt": "a\nb\n" });
+  const fs = await start(root, {
+    onEvent: (e) => void events.push(e),
+    onChangeRequest: (req) => {
+      if (req.operation === "write") {
+        req.approveWith("reviewed\n");
+      } else {
+        req.edit({ arguments: { path: "t.txt", old_text: "b", new_text: "B" } });
+      }
+    },
+  });
+  try {
+    const w = await fs.writeFile({ path: "w.txt", content: "model\n" });
+    assert.equal(w.modified_by_reviewer, true);
+    assert.match(w.text, /\nNote: the reviewer modified this change before it was applied\.$/);
+    const e = await fs.editFile({ path: "t.txt", old_text: "a", new_text: "A" });
+    assert.equal(e.modified_by_reviewer, true);
+    assert.equal(readFileSync(join(root, "w.txt"), "utf8"), "reviewed\n");
+    assert.equal(readFileSync(join(root, "t.txt"), "utf8"), "a\nB\n");
+    assert.deepEqual(
+      events.map((ev) => (ev as { modified_by_reviewer?: boolean }).modified_by_reviewer),
+      [true, true],
+    );
+  } finally {
+    await fs.close();
+  }
+});
+
+test("edit takes arguments only, approveWith content only", async () => {
+  const root = tempRoot();
+  const fs = await start(root, {
+    onChangeRequest: (req) => {
+      assert.throws(() => req.edit({} as never), TypeError);
+      assert.throws(() => req.edit({ content: "x", arguments: {} } as never), TypeError);
+      assert.throws(() => req.edit({ content: "x" } as never), TypeError);
+      assert.throws(() => req.approveWith(undefined as never), TypeError);
+      req.cancel("checked");
+    },
+  });
+  try {
+    const r = await fs.writeFile({ path: "x.txt", content: "hello\n" });
+    assert.equal(r.cancel_reason, "checked");
+  } finally {
+    await fs.close();
+  }
+});

@@ -9,12 +9,13 @@
 //
 // While a call runs, each change request onChangeRequest receives is written out as
 // {"change_request": {...}} and decided by the runner's next line, {"op":"answer", approve, reason,
-// error}: an error makes the callback throw. Anything else is answered {"ok":false,"skipped":"<reason>"}.
+// error, decision, content, arguments}: an error makes the callback throw, decision "edit" calls
+// request.edit. Anything else is answered {"ok":false,"skipped":"<reason>"}.
 
 import { createInterface } from "node:readline";
 
 import { Client, ConnectionError, RpcError, ToolCallError } from "../../../../sdks/typescript/dist/index.js";
-import type { ChangeRequestResult, Config, Event } from "../../../../sdks/typescript/dist/index.js";
+import type { Config, Event } from "../../../../sdks/typescript/dist/index.js";
 import { DISPATCH } from "./dispatch.gen.js";
 
 interface StartOp {
@@ -37,8 +38,10 @@ interface AnswerOp {
   op?: unknown;
   approve?: boolean;
   reason?: string;
-  content?: string;
   error?: string;
+  decision?: string;
+  content?: string;
+  arguments?: Record<string, unknown>;
 }
 
 let client: Client | undefined;
@@ -88,7 +91,7 @@ function nextLine(): Promise<string | undefined> {
 }
 
 /** askRunner writes the change request out and returns the runner's answer. */
-async function askRunner(request: object): Promise<ChangeRequestResult> {
+async function askRunner(request: object): Promise<AnswerOp> {
   reply({ change_request: request });
   const line = await nextLine();
   let answer: AnswerOp | undefined;
@@ -103,10 +106,7 @@ async function askRunner(request: object): Promise<ChangeRequestResult> {
   if (typeof answer.error === "string" && answer.error !== "") {
     throw new Error(answer.error);
   }
-  if (answer.approve === true) {
-    return typeof answer.content === "string" ? { approve: true, content: answer.content } : { approve: true };
-  }
-  return { approve: false, ...(answer.reason !== undefined && { reason: answer.reason }) };
+  return answer;
 }
 
 function errorJSON(err: unknown): object {
@@ -144,10 +144,20 @@ async function start(op: StartOp): Promise<object> {
       onChangeRequest: async (request) => {
         // The request serialises as its wire form: cancel is not enumerable.
         const answer = await askRunner(request);
-        if (!answer.approve) {
+        const content = typeof answer.content === "string" ? answer.content : undefined;
+        const args = typeof answer.arguments === "object" && answer.arguments !== null ? answer.arguments : undefined;
+        const replaces = answer.content !== undefined || answer.arguments !== undefined;
+        if (answer.decision === "edit" || (answer.decision === undefined && answer.approve === true && replaces)) {
+          if ((content === undefined) === (args === undefined)) {
+            throw new Error("the SDK sends an edit with content or with arguments, not both or neither");
+          }
+          if (content !== undefined) {
+            request.approveWith(content);
+          } else {
+            request.edit({ arguments: args as object });
+          }
+        } else if (answer.decision === "reject" || (answer.decision !== "approve" && answer.approve !== true)) {
           request.cancel(answer.reason);
-        } else if (answer.content !== undefined) {
-          request.approveWith(answer.content);
         }
       },
     }),

@@ -45,8 +45,9 @@ OnEvent = Callable[[Event], object]
 """Receives every event; may be a coroutine function. Its return value is ignored."""
 
 OnChangeRequest = Callable[["ChangeRequest"], object]
-"""Decides a change request: request.cancel(reason) refuses, returning approves, raising aborts
-the call. May be a coroutine function."""
+"""Decides a change request: request.cancel(reason) refuses, request.approve_with(content) and
+request.edit(arguments) approve the reviewer's replacement, returning approves, raising aborts the
+call. May be a coroutine function."""
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -57,37 +58,71 @@ class ChangeRequest(FileChangeRequest):
 
     on_change_request receives one per change. Call cancel(reason) to refuse it: nothing is
     written and the tool returns normally with ``cancelled`` set and the reason in its text.
-    Return without cancelling to approve it. Raising aborts the call: the server applies nothing
-    and the call fails with ToolFatal, kind ``change_request_failed``.
+    Call approve_with(content) (a write's or an edit's whole new content) or edit(arguments) (the
+    call's replacement arguments) to approve it with the reviewer's replacement: the server checks
+    the replacement exactly as if the model had sent it and applies that instead, and the result
+    has ``modified_by_reviewer`` set. Return without any of them to approve it. Raising aborts
+    the call: the server applies nothing and the call fails with ToolFatal, kind
+    ``change_request_failed``. Of cancel, approve_with and edit, the last call decides.
     """
 
     cancelled: bool = False
-    """True once cancel was called."""
+    """True once cancel was called (and no approve_with or edit since)."""
 
     cancel_reason: str | None = None
     """The reason given to cancel; shown to the model."""
 
-    replacement: str | None = None
-    """Content given to approve_with: written instead of what the model proposed."""
+    edited_content: str | None = None
+    """The reviewer's replacement content of a write or an edit, once approve_with was called."""
+
+    edited_arguments: dict[str, Any] | None = None
+    """The reviewer's replacement arguments, once edit was called."""
 
     def approve_with(self, content: str) -> None:
         """Approve a write or an edit with ``content`` as the file's whole new content (the
-        reviewer's edit). The server checks it like the model's change; the result and event say
-        ``modified_by_reviewer``. For other operations the call fails with change_request_failed."""
-        self.replacement = content
+        reviewer's edit), written to the same path under the same checks as the model's change;
+        the result and event say ``modified_by_reviewer``. For other operations the call fails
+        with change_request_failed."""
+        if not isinstance(content, str):
+            raise TypeError(f"content must be a str, not {type(content).__name__}")
+        self.cancelled = False
+        self.edited_content, self.edited_arguments = content, None
 
     def cancel(self, reason: str | None = None) -> None:
         """Refuse the change. A later cancel without a reason keeps the earlier reason."""
         self.cancelled = True
+        self.edited_content = self.edited_arguments = None
         if reason is not None:
             self.cancel_reason = reason
 
+    def edit(self, arguments: Any) -> None:
+        """Approve the change with the reviewer's replacement arguments for the tool call (a dict,
+        or a typed ``...Args`` value), which replace the model's entirely; the server re-runs the
+        tool on them with every check, as if the model had sent them. A delete or
+        remove_directory cannot be edited (the server answers ``change_request_failed``)."""
+        if not isinstance(arguments, Mapping):
+            to_wire = getattr(arguments, "to_wire", None)
+            if not callable(to_wire):
+                raise TypeError(f"arguments must be a mapping or a typed ...Args value, not {type(arguments).__name__}")
+            arguments = to_wire()
+        self.cancelled = False
+        self.edited_content, self.edited_arguments = None, dict(arguments)
+
+    @property
+    def edited(self) -> bool:
+        """True once approve_with or edit was called (and no cancel since)."""
+        return self.edited_content is not None or self.edited_arguments is not None
+
     def answer(self) -> dict[str, Any]:
         """The change_request result this request's state stands for."""
+        if self.edited:
+            # approve False: a server that predates edits refuses the change instead of
+            # applying the model's unedited one.
+            return ChangeRequestResult(
+                approve=False, decision="edit", content=self.edited_content, arguments=self.edited_arguments
+            ).to_wire()
         return ChangeRequestResult(
-            approve=not self.cancelled,
-            reason=self.cancel_reason if self.cancelled else None,
-            content=self.replacement if not self.cancelled else None,
+            approve=not self.cancelled, reason=self.cancel_reason if self.cancelled else None
         ).to_wire()
 
 

@@ -22,6 +22,10 @@ What it maps, and where it differs from deepagents' ``FilesystemBackend``:
 2. **Approvals.** A write that an ``interrupt`` rule (or ``approve="all"``) flags pauses the graph
    with LangGraph's ``interrupt()`` carrying the path, operation and diff; resume with
    ``Command(resume=True)`` to write it, or ``{"approve": False, "reason": ...}`` to refuse.
+   deepagents' decisions work too: ``{"type": "approve"}``, ``{"type": "reject", "message": ...}``
+   and ``{"type": "edit", "edited_action": {"args": {...}}}``, whose args (``file_path``,
+   ``content``, ``old_string``, ``new_string`` or fsbox's names) replace the change's; fsbox
+   re-checks them as if the model had sent them, and the tool reports the path really written.
 3. **grep** is literal (the pattern is escaped for fsbox's RE2 search); ``glob`` filters files by
    fsbox's root-relative glob; ``max_count`` trims the result and marks it truncated. Output modes
    (``files_with_matches``, ``count``, ``content``) are the middleware's, built on these matches.
@@ -134,12 +138,12 @@ class FsboxBackend(BackendProtocol, SyncOwner):
             parent = posixpath.dirname(rel)
             if parent:
                 self._change("create_directory", {"path": parent})
-            self._change("write_file", {"path": rel, "content": content})
+            res = self._change("write_file", {"path": rel, "content": content})
         except _Refused as r:
             return WriteResult(error=r.text)
         except FsboxError as e:
             return WriteResult(error=e.message)
-        return WriteResult(path=file_path)
+        return WriteResult(path=_written(res, file_path))
 
     def edit(
         self,
@@ -152,7 +156,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         try:
             if not replace_all:
                 res = self._change("edit_file", {"path": rel, "old_text": old_string, "new_text": new_string})
-                return EditResult(path=file_path, occurrences=int(getattr(res, "replacements", 1) or 1))
+                return EditResult(path=_written(res, file_path), occurrences=int(getattr(res, "replacements", 1) or 1))
             text, digest = self._read_all(rel)
             count = text.count(old_string) if old_string else 0
             if count == 0:
@@ -261,8 +265,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
             pending = gate.pending
         if pending is None:
             return _checked(res)
-        approved, reason = ask_human(pending)
-        with self._gate.turn(approved=approved, deny_reason=None if approved else reason):
+        with self._gate.turn_for(ask_human(pending)):
             return _checked(self.client.call(tool, args))
 
 
@@ -270,6 +273,13 @@ class _Refused(Exception):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
+
+
+def _written(res: Any, file_path: str) -> str:
+    """The agent path a change landed on: the reviewer's when an edit moved it, else file_path."""
+    if getattr(res, "modified_by_reviewer", False) and isinstance(getattr(res, "path", None), str):
+        return _abs(res.path)
+    return file_path
 
 
 def _checked(res: Any) -> Any:

@@ -21,8 +21,11 @@ What it maps:
 - **Approvals**: a change that needs a human (``approve="rules"``: flagged by an ``interrupt``
   rule; ``"all"``: every change) calls LangGraph's ``interrupt()`` with the path, operation and
   diff, so a graph with a checkpointer pauses; resume with ``Command(resume=True)`` to write it,
-  or ``Command(resume={"approve": False, "reason": "..."})`` to refuse. Outside a graph the
-  ``review`` callback decides instead.
+  or ``Command(resume={"approve": False, "reason": "..."})`` to refuse, or with an edit
+  (``{"type": "edit", "edited_action": {"args": {...}}}`` as LangChain's human-in-the-loop spells
+  it, or ``{"decision": "edit", "content": "..."}`` for a write) to apply the reviewer's
+  replacement, which the server checks as if the model had sent it. Outside a graph the
+  ``review`` callback decides instead, with the same answers.
 - **Events**: ``on_event`` receives every typed fsbox event.
 - **Lifecycle**: the fsbox process starts on first use and stops on ``close()``, at the end of a
   ``with`` block, or when the toolkit is garbage-collected.
@@ -96,8 +99,7 @@ class FsboxToolkit(SyncOwner):
             pending = gate.pending
         if pending is None:
             return text
-        approved, reason = ask_human(pending, self.review)
-        with self._gate.turn(approved=approved, deny_reason=None if approved else reason):
+        with self._gate.turn_for(ask_human(pending, self.review)):
             return self._call(name, arguments)
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:

@@ -83,34 +83,42 @@ class ToolCallingFake(GenericFakeChatModel):
         return self
 
 
-def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+_EDIT_NOTES = AIMessage(
+    content="",
+    tool_calls=[
+        {
+            "name": "edit_file",
+            "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "final"},
+            "id": "e1",
+        }
+    ],
+)
+"""The model's edit of notes.md, which the interrupt rule of _interrupting_agent pauses."""
+
+
+def _interrupting_agent(tmp_path: pathlib.Path, fsbox_bin: str, *turns: AIMessage) -> tuple[Any, FsboxBackend]:
+    """A deep agent over notes.md ("draft") whose model plays turns, on a backend where every
+    write is an interrupt; the caller closes the backend."""
     (tmp_path / "notes.md").write_text("draft\n")
-    model = ToolCallingFake(
-        messages=iter(
-            [
-                AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/notes.md"}, "id": "r1"}]),
-                AIMessage(
-                    content="",
-                    tool_calls=[
-                        {
-                            "name": "edit_file",
-                            "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "final"},
-                            "id": "e1",
-                        }
-                    ],
-                ),
-                AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/../etc/passwd"}, "id": "r2"}]),
-                AIMessage(content="done"),
-            ]
-        )
-    )
+    model = ToolCallingFake(messages=iter(turns))
     backend = FsboxBackend(
         tmp_path,
         binary=fsbox_bin,
         permissions=[FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")],
     )
+    return create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver()), backend
+
+
+def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    agent, backend = _interrupting_agent(
+        tmp_path,
+        fsbox_bin,
+        AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/notes.md"}, "id": "r1"}]),
+        _EDIT_NOTES,
+        AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": "/../etc/passwd"}, "id": "r2"}]),
+        AIMessage(content="done"),
+    )
     try:
-        agent = create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver())
         cfg: Any = {"configurable": {"thread_id": "t"}}
         first = agent.invoke({"messages": [("user", "finalise the notes")]}, cfg)
         [intr] = first["__interrupt__"]  # fsbox's change request, raised inside the tool
@@ -122,5 +130,43 @@ def test_deep_agent_with_fsbox_backend_and_interrupt(tmp_path: pathlib.Path, fsb
         tools = [m for m in state["messages"] if isinstance(m, ToolMessage)]
         assert "draft" in str(tools[0].content)
         assert "outside" in str(tools[-1].content).lower() or "error" in str(tools[-1].content).lower()
+    finally:
+        backend.close()
+
+
+def test_deep_agent_resumed_with_an_edit_decision(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    agent, backend = _interrupting_agent(tmp_path, fsbox_bin, _EDIT_NOTES, AIMessage(content="done"))
+    try:
+        cfg: Any = {"configurable": {"thread_id": "t"}}
+        first = agent.invoke({"messages": [("user", "finalise the notes")]}, cfg)
+        [intr] = first["__interrupt__"]
+        assert intr.value["operation"] == "edit" and (tmp_path / "notes.md").read_text() == "draft\n"
+        edit = {
+            "type": "edit",
+            "edited_action": {
+                "name": "edit_file",
+                "args": {"file_path": "/notes.md", "old_string": "draft", "new_string": "reviewed"},
+            },
+        }
+        agent.invoke(Command(resume=edit), cfg)
+        assert (tmp_path / "notes.md").read_text() == "reviewed\n"
+    finally:
+        backend.close()
+
+
+def test_write_edited_to_another_path_reports_that_path(
+    tmp_path: pathlib.Path, fsbox_bin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fsbox.deepagents as adapter
+    from fsbox.integrations._common import _decision
+
+    edit = {"type": "edit", "edited_action": {"args": {"file_path": "/docs/b.txt", "content": "r\n"}}}
+    monkeypatch.setattr(adapter, "ask_human", lambda pending, review=None: _decision(edit))
+    (tmp_path / "docs").mkdir()
+    backend = FsboxBackend(tmp_path, binary=fsbox_bin, approve="all")
+    try:
+        w = backend.write("/a.txt", "m\n")
+        assert w.error is None and w.path == "/docs/b.txt"
+        assert (tmp_path / "docs" / "b.txt").read_text() == "r\n" and not (tmp_path / "a.txt").exists()
     finally:
         backend.close()

@@ -92,3 +92,58 @@ def test_review_callback_refusal_writes_nothing(tmp_path: pathlib.Path, fsbox_bi
     assert seen == ["y.txt"]
     assert "not today" in text
     assert not (tmp_path / "y.txt").exists()
+
+
+def test_review_callback_edit_applies_the_reviewers_change(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    answers: list[Any] = [
+        {"decision": "edit", "content": "reviewed\n"},
+        {"type": "edit", "edited_action": {"name": "write_file", "args": {"path": ".git/config", "content": "x"}}},
+        {"decision": "edit", "content": "reviewed\nwhole\n"},
+    ]
+    (tmp_path / ".git").mkdir()
+
+    with FsboxToolkit(tmp_path, binary=fsbox_bin, approve="all", review=lambda change: answers.pop(0)) as kit:
+        tools = {t.name: t for t in kit.get_tools()}
+        text = tools["write_file"].invoke({"path": "y.txt", "content": "model\n"})
+        assert text.endswith("\nNote: the reviewer modified this change before it was applied.")
+        assert (tmp_path / "y.txt").read_text() == "reviewed\n"
+        refused = tools["write_file"].invoke({"path": "z.txt", "content": "model\n"})
+        # An edit_file answered with content: the reviewer's whole new file lands.
+        edited = tools["edit_file"].invoke({"path": "y.txt", "old_text": "reviewed", "new_text": "model"})
+        assert edited.endswith("\nNote: the reviewer modified this change before it was applied.")
+        assert (tmp_path / "y.txt").read_text() == "reviewed\nwhole\n"
+    assert "protected" in refused.lower() and "reviewer" in refused
+    assert not (tmp_path / ".git" / "config").exists() and not (tmp_path / "z.txt").exists()
+
+
+def test_resume_with_a_langchain_edit_decision(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    rules = [{"operations": ["write"], "paths": ["/**"], "mode": "interrupt"}]
+    kit = FsboxToolkit(tmp_path, binary=fsbox_bin, config={"permissions": rules})
+    try:
+        agent = create_agent(fake(("write_file", {"path": "x.txt", "content": "x\n"})), kit.get_tools(), checkpointer=InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "t2"}}
+        agent.invoke({"messages": [("user", "go")]}, cfg)
+        edit = {"type": "edit", "edited_action": {"name": "write_file", "args": {"path": "x.txt", "content": "edited\n"}}}
+        state = agent.invoke(Command(resume={"decisions": [edit]}), cfg)
+        assert (tmp_path / "x.txt").read_text() == "edited\n"
+        assert "reviewer modified" in str(tool_messages(state)[-1].content)
+    finally:
+        kit.close()
+
+
+def test_human_decisions_in_every_spelling() -> None:
+    from fsbox.integrations._common import Decision, _decision
+
+    assert _decision(True) == Decision(True)
+    assert _decision((False, "no")) == Decision(False, "no")
+    assert _decision({"approve": False, "reason": "later"}) == Decision(False, "later")
+    assert _decision({"type": "approve"}) == Decision(True)
+    assert _decision({"decisions": [{"type": "reject", "message": "nope"}]}) == Decision(False, "nope")
+    assert _decision({"decision": "edit", "content": "c"}) == Decision(True, content="c")
+    assert _decision({"decision": "edit", "arguments": {"path": "a", "content": "c"}}).arguments == {"path": "a", "content": "c"}
+    da = _decision({"type": "edit", "edited_action": {"args": {"file_path": "/src/a.py", "old_string": "x", "new_string": "y"}}})
+    assert da.arguments == {"path": "src/a.py", "old_text": "x", "new_text": "y"}
+    bads: list[dict[str, Any]] = [{"type": "edit"}, {"decision": "edit", "content": "c", "arguments": {}}, {"decisions": []}]
+    for bad in bads:
+        with pytest.raises(ValueError):
+            _decision(bad)

@@ -129,6 +129,7 @@ class ChangeGate:
         self._thread_lock = threading.Lock()
         self._approved = False
         self._deny_reason: str | None = None
+        self._edit: Decision | None = None
         self.pending: PendingChange | None = None
 
     def asks(self) -> bool:
@@ -144,8 +145,19 @@ class ChangeGate:
         return req.reason == "permission_rule"
 
     def decide(self, req: ChangeRequest) -> None:
-        """The on_change_request callback: approve, or cancel and remember what was refused."""
-        if not self.needs_human(req) or self._approved:
+        """The on_change_request callback: approve, edit, or cancel and remember what was refused."""
+        if not self.needs_human(req):
+            return
+        if self._edit is not None:
+            # The human's replacement answers the first request of the turn; the server checks it
+            # as if the model had sent it and asks nothing more.
+            edit, self._edit = self._edit, None
+            if edit.content is not None:
+                req.approve_with(edit.content)
+            else:
+                req.edit(edit.arguments)
+            return
+        if self._approved:
             return
         if self._deny_reason is not None:
             req.cancel(self._deny_reason)
@@ -159,25 +171,35 @@ class ChangeGate:
         )
         req.cancel(NEEDS_APPROVAL)
 
-    def turn(self, approved: bool, deny_reason: str | None = None) -> _Turn:
+    def turn(self, approved: bool, deny_reason: str | None = None, edit: Decision | None = None) -> _Turn:
         """A context (async with, or with from a thread) for one change-making call.
 
         approved says a human already agreed to this call's changes; deny_reason, that a human
-        refused them (the server is told that reason and writes nothing). Use one kind of context per
-        gate: async adapters take the asyncio lock, threaded ones the thread lock.
+        refused them (the server is told that reason and writes nothing); edit, that a human
+        approved them with a replacement (:class:`Decision` with content or arguments), which
+        answers the call's change request. Use one kind of context per gate: async adapters take
+        the asyncio lock, threaded ones the thread lock.
         """
-        return _Turn(self, approved, deny_reason)
+        return _Turn(self, approved, deny_reason, edit)
+
+    def turn_for(self, decision: Decision) -> _Turn:
+        """The turn that carries out a human's decision."""
+        if decision.edited:
+            return self.turn(approved=True, edit=decision)
+        return self.turn(approved=decision.approve, deny_reason=None if decision.approve else decision.reason)
 
 
 class _Turn:
-    def __init__(self, gate: ChangeGate, approved: bool, deny_reason: str | None) -> None:
+    def __init__(self, gate: ChangeGate, approved: bool, deny_reason: str | None, edit: Decision | None) -> None:
         self._gate = gate
         self._approved = approved
         self._deny_reason = deny_reason
+        self._edit = edit
 
     def _begin(self) -> ChangeGate:
         self._gate._approved = self._approved
         self._gate._deny_reason = self._deny_reason
+        self._gate._edit = self._edit
         self._gate.pending = None
         return self._gate
 
@@ -192,6 +214,7 @@ class _Turn:
     def _end(self) -> None:
         self._gate._approved = False
         self._gate._deny_reason = None
+        self._gate._edit = None
 
     def __enter__(self) -> ChangeGate:
         self._gate._thread_lock.acquire()
@@ -258,12 +281,41 @@ class SyncOwner:
         self.close()
 
 
-def ask_human(
-    pending: PendingChange, review: Callable[[PendingChange], Any] | None = None
-) -> tuple[bool, str]:
+@dataclasses.dataclass
+class Decision:
+    """A human's decision on a pending change: approve, refuse (with a reason), or approve with a
+    replacement: a write's or an edit's complete new ``content``, or the call's complete replacement
+    ``arguments`` (fsbox's argument names), which the server checks exactly as if the model had
+    sent them."""
+
+    approve: bool
+    reason: str = "refused by the reviewer"
+    content: str | None = None
+    arguments: dict[str, Any] | None = None
+
+    @property
+    def edited(self) -> bool:
+        """Whether the human replaced the change."""
+        return self.content is not None or self.arguments is not None
+
+
+_DEEPAGENTS_ARGS = {"file_path": "path", "old_string": "old_text", "new_string": "new_text"}
+"""deepagents' argument names for the fsbox ones, as a deepagents ``edited_action`` spells them."""
+
+
+def ask_human(pending: PendingChange, review: Callable[[PendingChange], Any] | None = None) -> Decision:
     """A human's decision on pending: review's answer when given, else LangGraph's interrupt().
 
-    An answer is True/False, (approve, reason), or {"approve": bool, "reason": str}.
+    An answer is one of:
+
+    * ``True`` / ``False``, ``(approve, reason)``, or ``{"approve": bool, "reason": str}``;
+    * deepagents' and LangChain's human-in-the-loop decisions: ``{"type": "approve"}``,
+      ``{"type": "reject", "message": str}``, ``{"type": "edit", "edited_action": {"args": {...}}}``,
+      alone or as the single entry of ``{"decisions": [...]}``; an edit's args are the tool call's
+      complete replacement arguments, in fsbox's names or deepagents' (``file_path`` ``/``-rooted,
+      ``old_string``, ``new_string``);
+    * fsbox's own edit: ``{"decision": "edit", "content": str}`` (a write's or an edit's whole new content) or
+      ``{"decision": "edit", "arguments": {...}}``.
     """
     answer: Any
     if review is not None:
@@ -272,8 +324,48 @@ def ask_human(
         from langgraph.types import interrupt
 
         answer = interrupt({"action": "fsbox_change", **pending.metadata()})
-    if isinstance(answer, dict):
-        return bool(answer.get("approve")), str(answer.get("reason") or "refused by the reviewer")
+    return _decision(answer)
+
+
+def _decision(answer: Any) -> Decision:
+    if isinstance(answer, Decision):
+        return answer
     if isinstance(answer, tuple):
-        return bool(answer[0]), str(answer[1])
-    return bool(answer), "refused by the reviewer"
+        return Decision(bool(answer[0]), str(answer[1]))
+    if not isinstance(answer, Mapping):
+        return Decision(bool(answer))
+    decisions = answer.get("decisions")
+    if isinstance(decisions, Sequence) and not isinstance(decisions, str):
+        if len(decisions) != 1:
+            raise ValueError(f"one decision per fsbox change, got {len(decisions)}")
+        return _decision(decisions[0])
+    kind = answer.get("type", answer.get("decision"))
+    reason = str(answer.get("reason") or answer.get("message") or "refused by the reviewer")
+    if kind == "edit":
+        content = answer.get("content")
+        action = answer.get("edited_action")
+        args = action.get("args") if isinstance(action, Mapping) else answer.get("arguments")
+        if content is not None:
+            if args is not None:
+                raise ValueError("an edit carries content or arguments, not both")
+            return Decision(True, content=str(content))
+        if not isinstance(args, Mapping):
+            raise ValueError("an edit needs content, arguments, or edited_action.args")
+        return Decision(True, arguments=_fsbox_args(args))
+    if kind == "approve":
+        return Decision(True)
+    if kind == "reject":
+        return Decision(False, reason)
+    return Decision(bool(answer.get("approve")), reason)
+
+
+def _fsbox_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """An edit's arguments in fsbox's names: deepagents' names renamed, its ``/``-rooted
+    file_path made root-relative (fsbox itself confines whatever path results)."""
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        name = _DEEPAGENTS_ARGS.get(key, key)
+        if key == "file_path" and isinstance(value, str):
+            value = value.lstrip("/") or "."
+        out[name] = value
+    return out
