@@ -49,11 +49,11 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 		defer held.unlock()
 	}
-	r, f, _, oerr := e.openStable(c.tool, r, accessWrite)
+	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
 	if oerr != nil {
 		return nil, oerr
 	}
-	old, err := io.ReadAll(f)
+	old, err := readAllSized(f, fi.Size())
 	f.Close()
 	if err != nil {
 		return nil, osError(c.tool, r.rel, r.spelling, err)
@@ -185,4 +185,27 @@ func applyReplacements(op string, r *resolved, name string, content []byte, reps
 		count++
 	}
 	return out, count, nil
+}
+
+// readAllSized reads f to its end into a buffer sized from its fstat size (plus one byte to see
+// the end), so a file read whole takes two reads instead of io.ReadAll's doubling steps; a file
+// that grew meanwhile is still read whole.
+func readAllSized(f io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > 1<<30 {
+		size = 0
+	}
+	buf := make([]byte, 0, size+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

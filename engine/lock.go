@@ -64,6 +64,11 @@ func lockDir(ctx context.Context, dir *os.Root) (*dirLock, error) {
 	if err != nil {
 		return nil, err
 	}
+	return lockFile(ctx, f)
+}
+
+// lockFile is lockDir on an open directory f, which it owns from then on.
+func lockFile(ctx context.Context, f *os.File) (*dirLock, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -92,6 +97,17 @@ func (l *dirLock) unlock() {
 // as commitSpec.held and unlocks it after.
 func (e *Engine) lockParent(c *call, r *resolved) (*dirLock, *Error) {
 	dirRel, _ := parentRel(r.rel)
+	if f, ok := openDirFile(e, dirRel); ok {
+		l, err := lockFile(c.ctx, f)
+		if err != nil {
+			if c.ctx.Err() != nil {
+				return nil, cancelled(c.tool, c.ctx.Err())
+			}
+			return nil, e.writeError(c.tool, r, err)
+		}
+		return l, nil
+	}
+	// No descriptor walk here, or it failed: openParent says precisely why.
 	dir, derr := e.openParent(c.tool, r, dirRel)
 	if derr != nil {
 		return nil, derr

@@ -144,6 +144,16 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	return rawFile(fd), fi, nil
 }
 
+// openDirFile opens the root-relative directory rel by descriptor walk as an *os.File that the
+// runtime poller does not know (os.NewFile of a blocking descriptor), for the directory lock.
+func openDirFile(e *Engine, rel string) (*os.File, bool) {
+	h, err := openDirHandle(e, rel, nil)
+	if err != nil {
+		return nil, false
+	}
+	return os.NewFile(uintptr(h.fd), "."), true
+}
+
 // openResolved opens the regular file at the resolved root-relative path rel for reading, by
 // descriptor from the root with O_NOFOLLOW at every component (see openDirHandle), and checks
 // that it is want. Walkers use it for the targets of symlinked entries.

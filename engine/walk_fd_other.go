@@ -146,6 +146,9 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// openDirFile has no descriptor walk here: lockParent goes through openParent.
+func openDirFile(e *Engine, rel string) (*os.File, bool) { return nil, false }
+
 // openResolved opens the regular file at the resolved root-relative path rel for reading and
 // checks that it is want (see the Linux version).
 func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
