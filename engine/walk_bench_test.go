@@ -95,6 +95,13 @@ func benchCall(b *testing.B, root, tool string, args map[string]any) {
 func BenchmarkListDirectory(b *testing.B) {
 	b.Run("flat300", func(b *testing.B) { benchCall(b, benchTree(b), "list_directory", map[string]any{"path": "flat"}) })
 	b.Run("gosrc/net", func(b *testing.B) { benchCall(b, goSrc(b), "list_directory", map[string]any{"path": "net"}) })
+	// The same listings stat'ed by one goroutine: whether the parallel stat pays on this machine.
+	b.Run("serial-stat", func(b *testing.B) {
+		defer func(n int) { maxStatWorkers = n }(maxStatWorkers)
+		maxStatWorkers = 1
+		b.Run("flat300", func(b *testing.B) { benchCall(b, benchTree(b), "list_directory", map[string]any{"path": "flat"}) })
+		b.Run("gosrc/net", func(b *testing.B) { benchCall(b, goSrc(b), "list_directory", map[string]any{"path": "net"}) })
+	})
 }
 
 func BenchmarkDirectoryTree(b *testing.B) {

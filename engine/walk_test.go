@@ -192,3 +192,37 @@ func TestWalkers_LinkedRoot(t *testing.T) {
 		}
 	}
 }
+
+// The parallel stat of a large listing (on machines with enough cores) returns what one goroutine
+// does: every entry, in order, with its own size.
+func TestListWithInfo_ParallelMatchesSerial(t *testing.T) {
+	var lines []string
+	for i := range 300 {
+		lines = append(lines, fmt.Sprintf("d/f%03d: %s", i, strings.Repeat("x", i)))
+	}
+	fx := makeFixture(t, lines...)
+	e := fx.engine(schema.Config{})
+	list := func(procs, workers int) string {
+		defer func(p, w int) { minParallelStatProcs, maxStatWorkers = p, w }(minParallelStatProcs, maxStatWorkers)
+		minParallelStatProcs, maxStatWorkers = procs, workers
+		h, err := openDirHandle(e, "d", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.close()
+		ents, err := listWithInfo(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, de := range ents {
+			fi, _ := de.Info()
+			fmt.Fprintf(&b, "%s %d\n", de.Name(), fi.Size())
+		}
+		return b.String()
+	}
+	serial, parallel := list(1<<20, 1), list(1, 4)
+	if serial != parallel || strings.Count(serial, "\n") != 300 || !strings.Contains(serial, "f299 299\n") {
+		t.Errorf("parallel listing differs from the serial one:\n%s\nvs\n%s", parallel, serial)
+	}
+}
