@@ -157,7 +157,7 @@ func listWithInfo(h dirHandle) ([]fs.DirEntry, error) {
 		out[i] = fs.FileInfoToDirEntry(fi)
 	}
 	workers := min(runtime.GOMAXPROCS(0), maxStatWorkers, len(ents)/statBatch+1)
-	if runtime.GOMAXPROCS(0) < minParallelStatProcs {
+	if runtime.GOMAXPROCS(0) < minParallelWalkProcs {
 		workers = 1
 	}
 	if workers <= 1 {
@@ -194,11 +194,14 @@ const statBatch = 32
 // compare against one).
 var maxStatWorkers = 4
 
-// minParallelStatProcs is the fewest Ps for which a listing is stat'ed in parallel. On 2 cores
-// (BenchmarkListDirectory, serial-stat against the default, same run) the parallel stat of 238
-// and 300 entries took the same wall time as one goroutine and 15-20% more CPU: the second core
-// is busy with the transport's goroutines anyway.
-var minParallelStatProcs = 4
+// minParallelWalkProcs is the fewest Ps for which a listing is stat'ed in parallel and the
+// depth-first walkers list ahead (walk_prefetch.go). On 2 cores, same runs: the parallel stat of
+// 238 and 300 entries took the same wall time as one goroutine and 15-20% more CPU
+// (BenchmarkListDirectory serial-stat); without listing ahead, directory_tree of net/http took
+// 0.78x the wall time and find_files **/*_test.go over GOROOT/src 0.9x, net 0.76x
+// (BenchmarkDirectoryTree, BenchmarkFindFiles no-prefetch). The second core is busy with the
+// transport's goroutines anyway.
+var minParallelWalkProcs = 4
 
 // readTypes returns the entries of d sorted by name with their types only, which is all the
 // content search needs.

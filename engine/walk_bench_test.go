@@ -109,6 +109,15 @@ func BenchmarkDirectoryTree(b *testing.B) {
 	b.Run("gosrc/net/http", func(b *testing.B) {
 		benchCall(b, goSrc(b), "directory_tree", map[string]any{"path": "net/http"})
 	})
+	// The same walks with no listing ahead: whether the prefetch pays on this machine.
+	b.Run("no-prefetch", func(b *testing.B) {
+		defer func(n int) { maxPrefetchers = n }(maxPrefetchers)
+		maxPrefetchers = 0
+		b.Run("generated", func(b *testing.B) { benchCall(b, benchTree(b), "directory_tree", map[string]any{}) })
+		b.Run("gosrc/net/http", func(b *testing.B) {
+			benchCall(b, goSrc(b), "directory_tree", map[string]any{"path": "net/http"})
+		})
+	})
 }
 
 func BenchmarkSearchFiles(b *testing.B) {
@@ -135,6 +144,19 @@ func BenchmarkFindFiles(b *testing.B) {
 		benchCall(b, benchTree(b), "find_files", map[string]any{"pattern": "**/file1*.go"})
 	})
 	b.Run("gosrc/tests", func(b *testing.B) { benchCall(b, goSrc(b), "find_files", map[string]any{"pattern": "**/*_test.go"}) })
+	b.Run("no-prefetch", func(b *testing.B) {
+		defer func(n int) { maxPrefetchers = n }(maxPrefetchers)
+		maxPrefetchers = 0
+		b.Run("gosrc/tests", func(b *testing.B) {
+			benchCall(b, goSrc(b), "find_files", map[string]any{"pattern": "**/*_test.go"})
+		})
+		b.Run("gosrc/net", func(b *testing.B) {
+			benchCall(b, goSrc(b), "find_files", map[string]any{"pattern": "**/*_test.go", "path": "net"})
+		})
+	})
+	b.Run("gosrc/net", func(b *testing.B) {
+		benchCall(b, goSrc(b), "find_files", map[string]any{"pattern": "**/*_test.go", "path": "net"})
+	})
 }
 
 func BenchmarkGrep(b *testing.B) {

@@ -10,6 +10,10 @@ import (
 // prefetchQueue bounds the directory listings queued ahead of a walk.
 const prefetchQueue = 256
 
+// maxPrefetchers caps the goroutines listing ahead of one walk (a variable so the benchmark can
+// compare against none).
+var maxPrefetchers = 8
+
 // A directory listing is a system call or two, and a system call costs a microsecond or more on
 // a virtual machine, so the depth-first walkers (find_files' doublestar walk, directory_tree) have
 // a few goroutines list the subdirectories they will enter next while they work on the current
@@ -61,7 +65,11 @@ type prefetcher struct {
 func newPrefetcher(list func(h dirHandle) ([]fs.DirEntry, error)) *prefetcher {
 	p := &prefetcher{list: list, pending: map[string]*listing{}}
 	p.wake = sync.NewCond(&p.mu)
-	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
+	workers := min(max(runtime.GOMAXPROCS(0), 2), maxPrefetchers)
+	if runtime.GOMAXPROCS(0) < minParallelWalkProcs {
+		workers = 0 // the walk lists each directory itself when it gets there (take)
+	}
+	for range workers {
 		p.workers.Add(1)
 		go p.run()
 	}

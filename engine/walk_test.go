@@ -203,8 +203,8 @@ func TestListWithInfo_ParallelMatchesSerial(t *testing.T) {
 	fx := makeFixture(t, lines...)
 	e := fx.engine(schema.Config{})
 	list := func(procs, workers int) string {
-		defer func(p, w int) { minParallelStatProcs, maxStatWorkers = p, w }(minParallelStatProcs, maxStatWorkers)
-		minParallelStatProcs, maxStatWorkers = procs, workers
+		defer func(p, w int) { minParallelWalkProcs, maxStatWorkers = p, w }(minParallelWalkProcs, maxStatWorkers)
+		minParallelWalkProcs, maxStatWorkers = procs, workers
 		h, err := openDirHandle(e, "d", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -224,5 +224,27 @@ func TestListWithInfo_ParallelMatchesSerial(t *testing.T) {
 	serial, parallel := list(1<<20, 1), list(1, 4)
 	if serial != parallel || strings.Count(serial, "\n") != 300 || !strings.Contains(serial, "f299 299\n") {
 		t.Errorf("parallel listing differs from the serial one:\n%s\nvs\n%s", parallel, serial)
+	}
+}
+
+// Listing ahead (on machines with enough cores) changes nothing the walkers show: directory_tree
+// and find_files answer the same with prefetching goroutines as without.
+func TestWalkers_PrefetchMatchesInline(t *testing.T) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("d%02d/sub%d/f%d.go: x", i, i%3, i), fmt.Sprintf("d%02d/g.txt: y", i))
+	}
+	fx := makeFixture(t, lines...)
+	e := fx.engine(allWalkers(schema.Config{}))
+	run := func(procs int) string {
+		defer func(p int) { minParallelWalkProcs = p }(minParallelWalkProcs)
+		minParallelWalkProcs = procs
+		tree := resultText(mustCall(t, e, "directory_tree", map[string]any{}, Hooks{}))
+		find := resultText(mustCall(t, e, "find_files", map[string]any{"pattern": "**/*.go"}, Hooks{}))
+		return tree + "\n---\n" + find
+	}
+	inline, ahead := run(1<<20), run(1)
+	if inline != ahead || strings.Count(inline, ".go") < 80 {
+		t.Errorf("prefetching walk differs from the inline one:\n%s\nvs\n%s", ahead, inline)
 	}
 }
