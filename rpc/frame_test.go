@@ -216,8 +216,8 @@ func jsonInt(n int64) string {
 func TestOptions_Defaults(t *testing.T) {
 	c := newConn(context.Background(), strings.NewReader(""), io.Discard, HandlerFunc(testHandler), Options{})
 	defer c.Close()
-	if c.s.lines.max != DefaultMaxMessageBytes || DefaultMaxMessageBytes != 16<<20 {
-		t.Errorf("line limit = %d; want 16 MiB", c.s.lines.max)
+	if c.lines.max != DefaultMaxMessageBytes || DefaultMaxMessageBytes != 16<<20 {
+		t.Errorf("line limit = %d; want 16 MiB", c.lines.max)
 	}
 	if n := cap(c.slots); n != DefaultMaxConcurrent() || n < 8 || n > 64 {
 		t.Errorf("concurrency bound = %d; want DefaultMaxConcurrent() = %d, in [8, 64]", n, DefaultMaxConcurrent())
@@ -225,8 +225,8 @@ func TestOptions_Defaults(t *testing.T) {
 	if c.queue.maxN != DefaultMaxQueued || c.queue.maxBytes != DefaultMaxMessageBytes {
 		t.Errorf("request queue bound = %d requests, %d bytes; want %d, %d", c.queue.maxN, c.queue.maxBytes, DefaultMaxQueued, DefaultMaxMessageBytes)
 	}
-	if c.s.out.max != DefaultMaxOutputBytes || DefaultMaxOutputBytes != 4<<20 {
-		t.Errorf("output bound = %d; want 4 MiB", c.s.out.max)
+	if c.out.max != DefaultMaxOutputBytes || DefaultMaxOutputBytes != 4<<20 {
+		t.Errorf("output bound = %d; want 4 MiB", c.out.max)
 	}
 	if c.inline("initialize") {
 		t.Error("zero Options inline a method")

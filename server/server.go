@@ -67,7 +67,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		Inline: func(method string) bool {
 			return method == "initialize" || method == "shutdown" || !sess.initialized.Load()
 		},
-		Logf: s.opts.Logf,
+		// Events come at the end of a call, just before its reply: they go out in one write.
+		HoldNotifications: true,
+		Logf:              s.opts.Logf,
 	})
 }
 
