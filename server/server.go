@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/fsbox/fsbox/engine"
 	"github.com/fsbox/fsbox/rpc"
@@ -34,6 +35,10 @@ type Options struct {
 	// MaxInFlight bounds the tool calls at work at once (rpc.Options.MaxConcurrent); 0 means
 	// the rpc default, rpc.DefaultMaxConcurrent().
 	MaxInFlight int
+	// ReleaseWhenIdle, if positive, returns freed memory to the operating system (a full
+	// collection, debug.FreeOSMemory) once no request has been at work for that long: an idle
+	// server stays small even when the GC is tuned to run rarely. fsbox serve sets it.
+	ReleaseWhenIdle time.Duration
 	// Version is reported in server_info.
 	Version string
 	// Logf receives diagnostics; nil writes them to stderr.
@@ -43,6 +48,7 @@ type Options struct {
 // Server serves fsbox sessions. It is safe to call Serve concurrently; each call is one session.
 type Server struct {
 	opts Options
+	idle *idleRelease // nil unless ReleaseWhenIdle
 }
 
 // New returns a server with the given options.
@@ -50,7 +56,20 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Server{opts: opts}
+	go warmSchema()
+	return &Server{opts: opts, idle: newIdleRelease(opts.ReleaseWhenIdle)}
+}
+
+// warmSchema decodes the schema bundle's manifest, which every initialize needs for its tool
+// descriptors, on another goroutine while the process is still starting: the client's first
+// request then finds it ready (or waits for it, never decoding twice). A failure is left for
+// initialize to report.
+func warmSchema() {
+	names := make([]string, 0, len(schema.Tools))
+	for _, t := range schema.Tools {
+		names = append(names, t.Name)
+	}
+	schema.Descriptors(names, true)
 }
 
 // Serve runs one session: it reads requests from r and writes responses and notifications to w
@@ -97,6 +116,8 @@ func (s *session) close() {
 }
 
 func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (any, error) {
+	s.srv.idle.begin()
+	defer s.srv.idle.end()
 	if req.Method == "initialize" {
 		return s.initialize(req)
 	}

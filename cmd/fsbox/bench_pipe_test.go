@@ -276,7 +276,7 @@ func BenchmarkPipe(b *testing.B) {
 			p.roundTrip(b, toolCall("list_directory", map[string]any{"path": "src/net"}))
 		}
 		b.StopTimer()
-		time.Sleep(200 * time.Millisecond) // idle: let the runtime settle
+		time.Sleep(1500 * time.Millisecond) // idle: past fsbox serve's idle release (1 s)
 		b.ReportMetric(p.rssMB(b), "rss-MB")
 	})
 }
