@@ -56,20 +56,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	go warmSchema()
 	return &Server{opts: opts, idle: newIdleRelease(opts.ReleaseWhenIdle)}
-}
-
-// warmSchema decodes the schema bundle's manifest, which every initialize needs for its tool
-// descriptors, on another goroutine while the process is still starting: the client's first
-// request then finds it ready (or waits for it, never decoding twice). A failure is left for
-// initialize to report.
-func warmSchema() {
-	names := make([]string, 0, len(schema.Tools))
-	for _, t := range schema.Tools {
-		names = append(names, t.Name)
-	}
-	schema.Descriptors(names, true)
 }
 
 // Serve runs one session: it reads requests from r and writes responses and notifications to w
@@ -131,11 +118,11 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 	}
 	switch req.Method {
 	case "tools/list":
-		tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
+		tools, err := encodedDescriptors(eng.ToolNames(), eng.ContentHashes())
 		if err != nil {
 			return nil, s.internal(err)
 		}
-		return schema.ToolsListResult{Tools: tools}, nil
+		return toolsListResult{Tools: tools}, nil
 	case "tools/call":
 		return s.call(ctx, c, eng, caps, req.Params)
 	case "schema":
@@ -197,7 +184,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		}
 		return nil, invalidParams(err.Error())
 	}
-	tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
+	tools, err := encodedDescriptors(eng.ToolNames(), eng.ContentHashes())
 	if err != nil {
 		eng.Close()
 		return nil, s.internal(err)
@@ -207,7 +194,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		s.caps = *p.Capabilities
 	}
 	s.initialized.Store(true)
-	return schema.InitializeResult{
+	return initializeResult{
 		ProtocolVersion: schema.ProtocolVersion,
 		ServerInfo:      schema.Implementation{Name: "fsbox", Version: s.srv.opts.Version},
 		RootDir:         eng.RootDir(),

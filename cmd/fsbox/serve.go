@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/fsbox/fsbox/cmd/fsbox/internal/prewarm" // starts building the descriptors early
 	"github.com/fsbox/fsbox/server"
 )
 
