@@ -200,8 +200,9 @@ type job struct {
 
 	slotted atomic.Bool // holds a token of Conn.slots
 
-	heldMu sync.Mutex
-	held   []byte // the handler's last notification, not yet admitted for output (HoldNotifications)
+	heldMu   sync.Mutex
+	held     []byte // guarded by heldMu: the last notification, not yet admitted (HoldNotifications)
+	answered bool   // guarded by heldMu: the reply has taken what was held; nothing is held any more
 }
 
 // jobKey marks the ctx of a handler with its job, so that Call can lend its slot and Notify
@@ -271,7 +272,9 @@ func (j *job) retakeSlot() {
 // any, and returns it when the caller must write it (see outbox.reserve). For a notification it
 // only logs an error, and lets a held notification go.
 func (j *job) answer(result any, err error) (line []byte, direct bool) {
-	line = j.takeHeld()
+	j.heldMu.Lock()
+	line, j.held, j.answered = j.held, nil, true
+	j.heldMu.Unlock()
 	if j.req.Notif {
 		if err != nil && !j.c.isClosing() {
 			j.c.logf("rpc: notification %q: %v", j.req.Method, err)
@@ -311,9 +314,14 @@ func (c *Conn) admit(line []byte) ([]byte, bool) {
 	return line, direct
 }
 
-// hold keeps line as the job's last notification, admitting the one it held before.
+// hold keeps line as the job's last notification, admitting the one it held before. Once the
+// reply is on its way (a goroutine of the handler's still notifying), it admits line at once.
 func (j *job) hold(line []byte) error {
 	j.heldMu.Lock()
+	if j.answered {
+		j.heldMu.Unlock()
+		return j.c.writeLine(line, false)
+	}
 	prev := j.held
 	j.held = line
 	j.heldMu.Unlock()
