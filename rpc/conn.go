@@ -10,22 +10,23 @@ import (
 	"log"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Conn is one connection being served by [Serve]. Handlers receive it to talk back to the client.
 // Its methods are safe for concurrent use.
 type Conn struct {
-	jc     *jsonrpc2.Conn
-	s      *stream
-	h      Handler
-	inline func(string) bool
-	logf   func(string, ...any)
-	slots  chan struct{} // one token per non-inline handler at work (not waiting in Call)
-	queue  *gate         // requests read but not yet holding a slot
+	lines    *lineReader // the read loop's, whichever goroutine runs it
+	out      *outbox
+	outCalls calls
+	h        Handler
+	hold     bool
+	inline   func(string) bool
+	logf     func(string, ...any)
+	slots    chan struct{} // one token per non-inline handler at work (not waiting in Call)
+	queue    *gate         // requests read but not yet holding a slot
 
 	base       context.Context // parent of every handler's ctx
 	cancelBase context.CancelFunc
@@ -67,6 +68,7 @@ type inlineKey struct{}
 // The rules Serve applies to the bytes are listed in the package documentation.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Options) error {
 	c := newConn(ctx, r, w, h, opts)
+	go c.readLoop()
 	var err error
 	select {
 	case <-c.idle:
@@ -74,7 +76,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Option
 		err = c.readErr
 		c.mu.Unlock()
 		// Every handler has answered; what they wrote is queued. Wait for it to reach w.
-		if !c.s.out.drain(ctx.Done(), c.closing) && ctx.Err() != nil {
+		if !c.out.drain(ctx.Done(), c.closing) && ctx.Err() != nil {
 			err = ctx.Err()
 		}
 	case <-ctx.Done():
@@ -83,7 +85,6 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Option
 	}
 	c.Close()
 	c.stop()
-	c.jc.Close()
 	<-c.idle
 	return err
 }
@@ -95,11 +96,15 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 	}
 	c := &Conn{
 		h:        h,
+		hold:     opts.HoldNotifications,
 		inline:   opts.Inline,
 		logf:     opts.Logf,
 		closing:  make(chan struct{}),
 		inflight: make(map[string][]*pending),
 		idle:     make(chan struct{}),
+		lines:    newLineReader(r, max),
+		out:      newOutbox(w, positiveOr(opts.MaxOutputBytes, DefaultMaxOutputBytes)),
+		outCalls: calls{waiting: make(map[string]chan callReply)},
 	}
 	c.slots = make(chan struct{}, positiveOr(opts.MaxConcurrent, DefaultMaxConcurrent()))
 	// One request of the largest size always fits, so the bound in bytes never refuses a line
@@ -113,45 +118,21 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 	}
 	c.base, c.cancelBase = context.WithCancel(ctx)
 	c.calls, c.endCalls = context.WithCancel(context.Background())
-	c.s = &stream{
-		conn:    c,
-		lines:   newLineReader(r, max),
-		replyTo: make(map[uint64]reply),
-		calls:   make(map[string]bool),
-		out:     newOutbox(w, positiveOr(opts.MaxOutputBytes, DefaultMaxOutputBytes)),
-		closed:  make(chan struct{}),
-		ready:   make(chan struct{}),
-	}
-	go c.s.out.run(c.s.closed, c.Close)
-	// The library closes itself when this context ends; Serve closes it explicitly instead.
-	c.jc = jsonrpc2.NewConn(context.WithoutCancel(ctx), c.s, dispatcher{c}, jsonrpc2.SetLogger(logger(c.logf)))
-	close(c.s.ready)
+	go c.out.run(c.closing, c.Close)
 	return c
 }
 
-// logger adapts Logf to the library's Logger.
-type logger func(string, ...any)
-
-func (l logger) Printf(format string, args ...any) { l(format, args...) }
-
-// dispatcher is the library's Handler. The library calls it on its read loop, one message at a
-// time, so everything it does before returning happens before the next line is read.
-type dispatcher struct{ c *Conn }
-
-func (d dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, jr *jsonrpc2.Request) {
-	c := d.c
-	in := c.s.take(jr.ID.Num)
-	if in == nil {
-		c.logf("rpc: internal error: no pending message for key %d", jr.ID.Num)
-		return
-	}
-	msg := in.msg
+// dispatch starts the handler of a request or notification read by the read loop; everything
+// it does before returning happens before the next line is read. It reports true when the
+// calling goroutine ran the handler itself, having started a new read loop first: then the
+// caller's read loop must return.
+func (c *Conn) dispatch(msg *message) (tookOver bool) {
 	if msg.method == CancelMethod {
 		c.cancelRequest(msg.params)
 		if msg.kind == kindRequest {
-			c.reply(in, nil, nil, false)
+			c.writeLine(appendResponseOrInternal(getLine(), msg.id, nil), true)
 		}
-		return
+		return false
 	}
 	req := &Request{Method: msg.method, Params: msg.params, Notif: msg.kind == kindNotification, ID: msg.id}
 	inline := c.inline(req.Method)
@@ -161,25 +142,42 @@ func (d dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, jr *jsonrpc2.Req
 	// but never for long: a handler waiting in Call holds no slot (see Call), so slots free
 	// up as long as handlers finish, and the queue drains.
 	if !inline && !c.queue.enter(size, c.closing) {
-		return // closing: nobody will read a reply
+		return false // closing: nobody will read a reply
 	}
 	if !c.start() {
 		if !inline {
 			c.queue.leave(size)
 		}
-		return // closing: nobody will read a reply
+		return false // closing: nobody will read a reply
 	}
 	ctx, cancel := context.WithCancel(c.base)
-	j := &job{c: c, in: in, req: req, ctx: ctx, cancel: cancel, size: size}
+	j := &job{c: c, msg: msg, req: req, ctx: ctx, cancel: cancel, size: size}
 	if !req.Notif {
 		// Registered here, on the read loop, so that a cancel on the very next line finds it.
 		j.fl = c.register(string(msg.id), cancel)
 	}
+	ctx = context.WithValue(ctx, jobKey{}, j)
 	if inline {
 		j.run(context.WithValue(ctx, inlineKey{}, true))
-		return
+		return false
 	}
-	go j.runWhenSlotFree()
+	// Fast path: no other request waits and a slot is free. The handler runs on this goroutine
+	// at once, and a new goroutine takes over reading (so a $/cancel_request is still read while
+	// the handler works): the request's path has no goroutine handoff, only the reader's has.
+	if c.queue.alone() {
+		select {
+		case c.slots <- struct{}{}:
+			j.slotted.Store(true)
+			c.queue.leave(size)
+			go c.readLoop()
+			j.run(ctx)
+			j.releaseSlot()
+			return true
+		default:
+		}
+	}
+	go j.runWhenSlotFree(ctx)
+	return false
 }
 
 // positiveOr returns n if it is positive, else def.
@@ -193,7 +191,7 @@ func positiveOr(n, def int) int {
 // job is one request or notification being handled.
 type job struct {
 	c      *Conn
-	in     *incoming
+	msg    *message
 	req    *Request
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -201,21 +199,40 @@ type job struct {
 	size   int      // bytes of params counted in Conn.queue until the job takes a slot
 
 	slotted atomic.Bool // holds a token of Conn.slots
+
+	heldMu   sync.Mutex
+	held     []byte // guarded by heldMu: the last notification, not yet admitted (HoldNotifications)
+	answered bool   // guarded by heldMu: the reply has taken what was held; nothing is held any more
 }
 
-// jobKey marks the ctx of a non-inline handler with its job, so that Call can lend its slot.
+// jobKey marks the ctx of a handler with its job, so that Call can lend its slot and Notify
+// can hold a notification for the reply.
 type jobKey struct{}
 
-// run runs the handler with ctx and answers.
+// run runs the handler with ctx and answers. The reply is admitted for output before the
+// handler is counted out (so that Serve, draining output once no handler runs, waits for it),
+// and written after: a write that blocks, because the peer reads nothing, then keeps only this
+// goroutine, not Serve.
 func (j *job) run(ctx context.Context) {
-	defer j.c.finish()
-	defer j.cancel()
+	finished := false
+	defer func() {
+		j.cancel()
+		if !finished {
+			j.c.finish()
+		}
+	}()
 	result, err := j.c.call(ctx, j.req)
-	j.answer(result, err)
+	line, direct := j.answer(result, err)
+	j.cancel()
+	finished = true
+	j.c.finish()
+	if direct {
+		j.c.out.writeReserved(line, j.c.closing, j.c.Close)
+	}
 }
 
 // runWhenSlotFree runs the job once Options.MaxConcurrent allows, unless it is cancelled first.
-func (j *job) runWhenSlotFree() {
+func (j *job) runWhenSlotFree(ctx context.Context) {
 	select {
 	case j.c.slots <- struct{}{}:
 		j.slotted.Store(true)
@@ -223,11 +240,14 @@ func (j *job) runWhenSlotFree() {
 		defer j.releaseSlot()
 	case <-j.ctx.Done():
 		j.c.queue.leave(j.size)
-		defer j.c.finish()
-		j.answer(nil, j.ctx.Err()) // as if the handler had returned at once
+		line, direct := j.answer(nil, j.ctx.Err()) // as if the handler had returned at once
+		j.c.finish()
+		if direct {
+			j.c.out.writeReserved(line, j.c.closing, j.c.Close)
+		}
 		return
 	}
-	j.run(context.WithValue(j.ctx, jobKey{}, j))
+	j.run(ctx)
 }
 
 // releaseSlot gives the job's slot back, if it holds one, and reports whether it did.
@@ -248,15 +268,93 @@ func (j *job) retakeSlot() {
 	}
 }
 
-// answer replies to a request; for a notification it only logs an error.
-func (j *job) answer(result any, err error) {
+// answer admits the reply to a request for output, with the notification held before it if
+// any, and returns it when the caller must write it (see outbox.reserve). For a notification it
+// only logs an error, and lets a held notification go.
+func (j *job) answer(result any, err error) (line []byte, direct bool) {
+	j.heldMu.Lock()
+	line, j.held, j.answered = j.held, nil, true
+	j.heldMu.Unlock()
 	if j.req.Notif {
 		if err != nil && !j.c.isClosing() {
 			j.c.logf("rpc: notification %q: %v", j.req.Method, err)
 		}
-		return
+		if line == nil {
+			return nil, false
+		}
+		return j.c.admit(line)
 	}
-	j.c.reply(j.in, result, err, j.c.unregister(string(j.in.msg.id), j.fl))
+	cancelled := j.c.unregister(string(j.msg.id), j.fl)
+	if j.c.isClosing() {
+		return nil, false // nothing can be written; the handler's error is only the closing's echo
+	}
+	if line == nil {
+		line = getLine()
+	}
+	if err == nil {
+		out, merr := appendResponse(line, j.msg.id, result, nil)
+		if merr == nil {
+			return j.c.admit(out)
+		}
+		err = fmt.Errorf("encoding result: %w", merr)
+	}
+	e := j.c.wireError(j.req.Method, err, cancelled)
+	return j.c.admit(appendErrorResponse(line, j.msg.id, e))
+}
+
+// admit reserves line for output; see outbox.reserve. A write error is the closing's echo.
+func (c *Conn) admit(line []byte) ([]byte, bool) {
+	direct, err := c.out.reserve(line, c.closing)
+	if err != nil {
+		if !c.isClosing() { // a failed write closes the connection: the peer is gone, quietly
+			c.logf("rpc: writing response: %v", err)
+		}
+		return nil, false
+	}
+	return line, direct
+}
+
+// hold keeps line as the job's last notification, admitting the one it held before. Once the
+// reply is on its way (a goroutine of the handler's still notifying), it admits line at once.
+func (j *job) hold(line []byte) error {
+	j.heldMu.Lock()
+	if j.answered {
+		j.heldMu.Unlock()
+		return j.c.writeLine(line, false)
+	}
+	prev := j.held
+	j.held = line
+	j.heldMu.Unlock()
+	if prev != nil {
+		return j.c.writeLine(prev, false)
+	}
+	return nil
+}
+
+// takeHeld returns the held notification, if any, and forgets it.
+func (j *job) takeHeld() []byte {
+	j.heldMu.Lock()
+	defer j.heldMu.Unlock()
+	line := j.held
+	j.held = nil
+	return line
+}
+
+// flushHeld admits the held notification for output, before something that must follow it.
+func (j *job) flushHeld() error {
+	if line := j.takeHeld(); line != nil {
+		return j.c.writeLine(line, false)
+	}
+	return nil
+}
+
+// appendResponseOrInternal appends a response carrying result, or -32603 if it cannot encode.
+func appendResponseOrInternal(line []byte, id json.RawMessage, result any) []byte {
+	out, err := appendResponse(line, id, result, nil)
+	if err != nil {
+		return appendErrorResponse(line, id, &Error{Code: CodeInternalError, Message: msgInternal})
+	}
+	return out
 }
 
 // call runs the handler, turning a panic into an error.
@@ -267,34 +365,6 @@ func (c *Conn) call(ctx context.Context, req *Request) (result any, err error) {
 		}
 	}()
 	return c.h.Handle(ctx, c, req)
-}
-
-// reply writes the response to in. cancelled reports whether $/cancel_request named it.
-func (c *Conn) reply(in *incoming, result any, err error, cancelled bool) {
-	if c.isClosing() {
-		return // nothing can be written; the handler's error is only the closing's echo
-	}
-	var body []byte
-	if err == nil {
-		raw, merr := encode(result)
-		if merr != nil {
-			err = fmt.Errorf("encoding result: %w", merr)
-		} else {
-			body = append([]byte(`"result":`), raw...)
-		}
-	}
-	if err != nil {
-		body = errorBody(c.wireError(in.msg.method, err, cancelled))
-	}
-	c.s.expectReply(in.key, reply{id: in.msg.id, body: body})
-	placeholder := json.RawMessage("null")
-	resp := &jsonrpc2.Response{ID: jsonrpc2.ID{Num: in.key}, Result: &placeholder}
-	if err := c.jc.SendResponse(context.Background(), resp); err != nil {
-		c.s.takeReply(in.key)
-		if !c.isClosing() { // a failed write closes the connection: the peer is gone, quietly
-			c.logf("rpc: %s: writing response: %v", in.msg.method, err)
-		}
-	}
 }
 
 // wireError maps a handler's error to the error object sent: see rules 3 to 5 of "Handling" in
@@ -314,7 +384,7 @@ func (c *Conn) wireError(method string, err error, cancelled bool) *Error {
 		c.logf("rpc: %s: error with code 0: %v", method, err)
 		return &Error{Code: CodeInternalError, Message: msgInternal}
 	}
-	if _, merr := encode(e); merr != nil {
+	if _, merr := json.Marshal(e.Data); merr != nil {
 		c.logf("rpc: %s: encoding error data: %v", method, merr)
 		return &Error{Code: CodeInternalError, Message: msgInternal}
 	}
@@ -427,20 +497,48 @@ func (c *Conn) setReadErr(err error) {
 	c.mu.Unlock()
 }
 
-// Notify sends a notification to the client. It returns once the notification is queued for
-// output (waiting while the queue is full: see [Options.MaxOutputBytes]); output is written in
-// the order it was queued, so a notification sent by a handler is on the wire before that
-// handler's response. params nil omits the params member. It returns [ErrClosed] once the
-// connection is closed (also by a failed write), ctx.Err() if ctx is already done, and an error
-// if params cannot be marshalled.
+// Notify sends a notification to the client. It returns once the notification is admitted
+// for output (waiting while the queue is full: see [Options.MaxOutputBytes]); output is written
+// in the order it was admitted, so a notification sent by a handler is on the wire before that
+// handler's response. With [Options.HoldNotifications], a handler's last notification waits for
+// its next notification, Call or reply, and goes out in the same write. params nil omits the
+// params member. It returns [ErrClosed] once the connection is closed (also by a failed write),
+// ctx.Err() if ctx is already done, and an error if params cannot be marshalled.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := c.jc.Notify(ctx, method, params); err != nil {
-		return c.sendError("notify", method, err)
+	if c.isClosing() {
+		return ErrClosed
 	}
-	return nil
+	line, err := appendOutgoing(getLine(), "", method, params)
+	if err != nil {
+		putLine(line)
+		return fmt.Errorf("rpc: notify %s: %w", method, err)
+	}
+	if j, _ := ctx.Value(jobKey{}).(*job); j != nil && c.hold && j.c == c {
+		return j.hold(line)
+	}
+	return c.writeLine(line, false)
+}
+
+// appendOutgoing appends a call (id not "") or notification line of ours.
+func appendOutgoing(line []byte, id, method string, params any) ([]byte, error) {
+	start := len(line)
+	line = append(line, `{"jsonrpc":"2.0"`...)
+	if id != "" {
+		line = strconv.AppendQuote(append(line, `,"id":`...), id)
+	}
+	var err error
+	if line, err = appendJSON(append(line, `,"method":`...), method); err != nil {
+		return line[:start], err
+	}
+	if params != nil {
+		if line, err = appendJSON(append(line, `,"params":`...), params); err != nil {
+			return line[:start], err
+		}
+	}
+	return append(line, '}', '\n'), nil
 }
 
 // Call sends a request to the client and waits for its reply, which it unmarshals into result
@@ -461,43 +559,59 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	id := c.s.newCall()
-	w, err := c.jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Str: id, IsString: true}))
+	j, _ := ctx.Value(jobKey{}).(*job)
+	if j != nil && j.c != c {
+		j = nil
+	}
+	if j != nil {
+		if err := j.flushHeld(); err != nil {
+			return c.sendError("call", method, err)
+		}
+	}
+	id, ch := c.outCalls.newCall()
+	line, err := appendOutgoing(getLine(), id, method, params)
 	if err != nil {
-		c.s.takeCall(id)
+		c.outCalls.forget(id)
+		putLine(line)
+		return fmt.Errorf("rpc: call %s: %w", method, err)
+	}
+	if err := c.writeLine(line, false); err != nil {
+		c.outCalls.forget(id)
 		return c.sendError("call", method, err)
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(c.calls, cancel)()
 	// While it waits for the peer, the handler lends its slot: otherwise handlers waiting for
 	// replies could take every slot, the read loop would stop at the next request, and the
 	// replies behind it would never be read.
-	if j, _ := ctx.Value(jobKey{}).(*job); j != nil && j.releaseSlot() {
+	if j != nil && j.releaseSlot() {
 		defer j.retakeSlot()
 	}
-	err = w.Wait(wctx, result)
-	var je *jsonrpc2.Error
-	switch {
-	case err == nil:
-		return nil
-	case c.calls.Err() != nil, errors.Is(err, jsonrpc2.ErrClosed):
-		return ErrClosed // also when ctx ended with the connection: the more useful answer
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.As(err, &je):
-		e := &Error{Code: je.Code, Message: je.Message}
-		if je.Data != nil {
-			e.Data = *je.Data
+	var r callReply
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		c.outCalls.abandon(id)
+		if c.calls.Err() != nil {
+			return ErrClosed // the connection ended with ctx: the more useful answer
 		}
-		return e
+		return ctx.Err()
+	case <-c.calls.Done():
+		c.outCalls.abandon(id)
+		return ErrClosed
 	}
-	return fmt.Errorf("rpc: call %s: decoding result: %w", method, err)
+	if r.err != nil {
+		return r.err
+	}
+	if result != nil && r.result != nil {
+		if err := json.Unmarshal(r.result, result); err != nil {
+			return fmt.Errorf("rpc: call %s: decoding result: %w", method, err)
+		}
+	}
+	return nil
 }
 
-// sendError maps an error from the library's send path.
+// sendError maps an error from the send path.
 func (c *Conn) sendError(op, method string, err error) error {
-	if errors.Is(err, jsonrpc2.ErrClosed) || errors.Is(err, ErrClosed) {
+	if errors.Is(err, ErrClosed) {
 		return ErrClosed
 	}
 	return fmt.Errorf("rpc: %s %s: %w", op, method, err)
@@ -508,7 +622,6 @@ func (c *Conn) sendError(op, method string, err error) error {
 // Replies not yet written are lost. Close is idempotent and always returns nil.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
-		c.s.Close()
 		c.endCalls()
 		c.cancelBase()
 		close(c.closing)

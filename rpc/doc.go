@@ -9,13 +9,17 @@
 // the methods it carries: a [Handler] decides what a method means, decodes its params, and
 // answers unknown methods with [ErrMethodNotFound].
 //
-// The request/response state machine and server→client calls are those of
-// github.com/sourcegraph/jsonrpc2. That library closes the connection on malformed input, cannot
-// represent negative, big or null ids, sends code 0 for plain errors, HTML-escapes its output,
-// has no size limit and no per-request context. rpc puts its own line-framed ObjectStream in front
-// of the library, which validates and answers bad input itself, and hands the library only
-// well-formed messages whose ids are internal keys; and a dispatcher behind it, which gives each
-// request its own goroutine and context.
+// rpc implements the peer itself: the read loop, the dispatch of requests to handlers, the
+// server→client calls and the output. (It used to sit in front of github.com/sourcegraph/jsonrpc2,
+// which closes the connection on malformed input, cannot represent negative, big or null ids and
+// HTML-escapes its output; keeping it meant marshalling every reply three times and two goroutine
+// handoffs per request.)
+//
+// The cost of a request is kept near the transport's: a request with no other waiting runs on
+// the goroutine that read it, while a new goroutine takes over reading (so $/cancel_request is
+// still read during it); its reply is encoded once, into a pooled buffer, and written by that
+// same goroutine when no other output is queued; with [Options.HoldNotifications] its last
+// notification goes out in the reply's write.
 //
 // # Framing
 //
@@ -26,9 +30,11 @@
 //     or "\r\n") is answered with -32600 and skipped to its end without being buffered; the
 //     next line is read normally.
 //  3. Output is one compact JSON object per line, "\n"-terminated, with no newline inside,
-//     starting with "jsonrpc":"2.0". <, > and & are not escaped. Every write, whether a reply,
-//     a notification, a call or an error the read loop answers itself, is one Write, made in
-//     queue order by one goroutine.
+//     starting with "jsonrpc":"2.0". <, > and & are not escaped. Every line, whether a reply,
+//     a notification, a call or an error the read loop answers itself, is written whole by one
+//     Write (a held notification shares its reply's), in the order it was admitted: by the
+//     goroutine that made it when nothing else is queued or being written, otherwise by the
+//     output goroutine.
 //  4. Every message must carry "jsonrpc": "2.0", as JSON-RPC 2.0 requires: one without it is
 //     refused (rule 3 of the replies below) rather than guessed to be 2.0. Member names are case-sensitive. A "jsonrpc", "id", "method", "params", "result" or
 //     "error" member that occurs twice is refused rather than guessed at, since parsers disagree
@@ -61,14 +67,14 @@
 // # Ids
 //
 // An id is echoed byte for byte as sent: strings keep their escapes, and integers of any size
-// and sign are kept as text. Internally each incoming message gets a uint64 key, which is all
-// the library sees; the id as sent stays in the stream and is put back when the response is
-// written. Server→client calls use string ids "srv-1", "srv-2", …, never reused.
+// and sign are kept as text, and written back as received. Server→client calls use string ids
+// "srv-1", "srv-2", …, never reused.
 //
 // # Handling
 //
-//  1. Each request runs on its own goroutine, so a slow handler never delays a fast one and a
-//     handler may [Conn.Call] the client: the read loop keeps reading replies meanwhile. Methods
+//  1. Each request runs on its own goroutine (the one that read it, when no other request waits
+//     for a slot; reading then moves to a new goroutine), so a slow handler never delays a fast
+//     one and a handler may [Conn.Call] the client: the read loop keeps reading replies meanwhile. Methods
 //     named by [Options.Inline] instead run on the read loop, in arrival order, and their reply
 //     is queued for output before the next line is read. How many other handlers run at once is
 //     bounded: see Backpressure below.
@@ -96,9 +102,11 @@
 //  2. The request queue: at most [Options.MaxQueued] requests (default 64), with params of at most
 //     MaxMessageBytes together, wait for a slot. When it is full the read loop waits, so nothing
 //     more is read: the peer's writes block once the pipe is full.
-//  3. The output queue: at most [Options.MaxOutputBytes] (default 4 MiB) of lines queued and not yet
-//     written, written in order by one goroutine. When it is full every writer waits: a handler at
-//     its reply (keeping its slot), the read loop at an error reply of its own.
+//  3. The output queue: at most [Options.MaxOutputBytes] (default 4 MiB) of lines admitted and not
+//     yet written, the one being written included. When it is full every writer waits: a handler
+//     at its reply (keeping its slot), the read loop at an error reply of its own. A handler that
+//     writes its own reply does so after it is counted out of the handlers Serve waits for, so
+//     a peer that reads nothing blocks that goroutine (keeping its slot), never Serve.
 //
 // So a peer that stops reading stops, in turn, the writes, the handlers, the queue and the read
 // loop; the server's memory stays flat, and once the peer reads again everything is answered.
@@ -116,10 +124,12 @@
 //     anyway, 500 ms after SIGTERM.)
 //   - A peer that stops reading: its cancels behind a full request queue wait, like everything
 //     else it sent, until output moves. After Close, the goroutine blocked in the output's Write
-//     stays there until the write returns or the process exits; output still queued is dropped.
+//     (the output goroutine's, or a handler's writing its own reply) stays there until the write
+//     returns or the process exits; output still queued is dropped.
 //   - Handlers waiting in Call hold no slot, so their number is bounded only by what the peer
 //     sends; each keeps its params (up to MaxMessageBytes) until the peer answers.
-//   - A reply to a Call whose ctx was cancelled: the library keeps the call until a reply or
-//     the connection's end, so a client that never answers leaks one small entry per call.
+//   - A reply to a Call whose ctx was cancelled: the call's id is kept until a reply comes (which
+//     is then dropped quietly) or the connection ends, so a client that never answers leaks one
+//     small entry per call.
 //   - Whatever a handler does with its params: rpc checks only that they are an object or array.
 package rpc

@@ -68,13 +68,20 @@ func (g *gate) leave(size int) {
 	g.mu.Unlock()
 }
 
-// outbox is the queue of output lines and the one goroutine that writes them, in order. put
-// waits while the queue holds max bytes or more (a line alone always fits), so a peer that stops
-// reading stops, in turn, every writer: handlers at their reply, the read loop at its next error
-// reply. The bytes of the line being written count until its Write returns.
+// outbox is the queue of output lines and the one goroutine that writes them when the caller
+// does not. A line is written whole by one Write, in the order lines were admitted.
 //
-// It does not protect against a Write that never returns: the writing goroutine stays blocked in
-// it after the connection closes, until the process exits or the peer reads.
+// Two ways in: enqueue queues the line for the writing goroutine; reserve, used for a reply
+// once its handler has returned, tells the caller to write the line itself (writeReserved)
+// when nothing is queued or being written, which saves waking the writing goroutine on the
+// common path of one request at a time. Both wait while the queue holds max bytes or more (a
+// line alone always fits), so a peer that stops reading stops, in turn, every writer: handlers
+// at their reply, the read loop at its next error reply. The bytes of a line count until its
+// Write returns, so drain sees a reserved line too.
+//
+// It does not protect against a Write that never returns: the goroutine blocked in it (the
+// writing goroutine, or a handler's after its reply was counted out) stays there after the
+// connection closes, until the process exits or the peer reads.
 type outbox struct {
 	w   io.Writer
 	max int
@@ -82,6 +89,7 @@ type outbox struct {
 	mu      sync.Mutex
 	lines   [][]byte      // guarded by mu: queued, oldest first
 	bytes   int           // guarded by mu: queued bytes, the line being written included
+	writing bool          // guarded by mu: a Write is under way (by the goroutine or a caller)
 	err     error         // guarded by mu: the first write error; nothing is written after it
 	changed chan struct{} // guarded by mu: closed, and replaced, on every change of the above
 }
@@ -96,21 +104,34 @@ func (o *outbox) signal() {
 	o.changed = make(chan struct{})
 }
 
-// put queues line, waiting for room. It returns ErrClosed if closed is closed first, and the
-// write error once a write has failed.
-func (o *outbox) put(line []byte, closed <-chan struct{}) error {
+// enqueue queues line for the writing goroutine, waiting for room. It returns ErrClosed if
+// closed is closed first, and the write error once a write has failed. The outbox owns line
+// from then on.
+func (o *outbox) enqueue(line []byte, closed <-chan struct{}) error {
+	_, err := o.admit(line, closed, false)
+	return err
+}
+
+// reserve admits line like enqueue, but reports direct when nothing is queued or being written:
+// the caller must then write it with writeReserved, which it may do after counting itself out
+// of whatever Serve waits for, since drain already counts the line.
+func (o *outbox) reserve(line []byte, closed <-chan struct{}) (direct bool, err error) {
+	return o.admit(line, closed, true)
+}
+
+func (o *outbox) admit(line []byte, closed <-chan struct{}, mayDirect bool) (bool, error) {
 	o.mu.Lock()
 	for {
 		select {
 		case <-closed:
 			o.mu.Unlock()
-			return ErrClosed
+			return false, ErrClosed
 		default:
 		}
 		if o.err != nil {
 			err := o.err
 			o.mu.Unlock()
-			return err
+			return false, err
 		}
 		if o.bytes == 0 || o.bytes+len(line) <= o.max {
 			break
@@ -123,11 +144,46 @@ func (o *outbox) put(line []byte, closed <-chan struct{}) error {
 		}
 		o.mu.Lock()
 	}
-	o.lines = append(o.lines, line)
 	o.bytes += len(line)
+	if mayDirect && !o.writing && len(o.lines) == 0 {
+		o.writing = true
+		o.mu.Unlock()
+		return true, nil
+	}
+	o.lines = append(o.lines, line)
 	o.signal()
 	o.mu.Unlock()
-	return nil
+	return false, nil
+}
+
+// writeReserved writes a line reserve admitted as direct, unless closed is closed by now;
+// after a failed write it calls fail. It returns the line's buffer to the pool.
+func (o *outbox) writeReserved(line []byte, closed <-chan struct{}, fail func() error) {
+	o.write(line, closed, fail)
+}
+
+// write writes one admitted line (o.writing set by the caller) and accounts for it.
+func (o *outbox) write(line []byte, closed <-chan struct{}, fail func() error) bool {
+	var err error
+	select {
+	case <-closed:
+	default:
+		_, err = o.w.Write(line)
+	}
+	o.mu.Lock()
+	o.bytes -= len(line)
+	o.writing = false
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	o.signal()
+	o.mu.Unlock()
+	putLine(line)
+	if err != nil {
+		fail()
+		return false
+	}
+	return true
 }
 
 // run writes queued lines until closed is closed or a write fails; then it calls fail (for a
@@ -135,7 +191,7 @@ func (o *outbox) put(line []byte, closed <-chan struct{}) error {
 func (o *outbox) run(closed <-chan struct{}, fail func() error) {
 	for {
 		o.mu.Lock()
-		for len(o.lines) == 0 {
+		for len(o.lines) == 0 || o.writing {
 			changed := o.changed
 			o.mu.Unlock()
 			select {
@@ -148,22 +204,14 @@ func (o *outbox) run(closed <-chan struct{}, fail func() error) {
 		line := o.lines[0]
 		o.lines[0] = nil
 		o.lines = o.lines[1:]
+		o.writing = true
 		o.mu.Unlock()
 		select {
 		case <-closed:
 			return
 		default:
 		}
-		_, err := o.w.Write(line)
-		o.mu.Lock()
-		o.bytes -= len(line)
-		if err != nil {
-			o.err = err
-		}
-		o.signal()
-		o.mu.Unlock()
-		if err != nil {
-			fail()
+		if !o.write(line, closed, fail) {
 			return
 		}
 	}
@@ -188,4 +236,26 @@ func (o *outbox) drain(stop <-chan struct{}, closed <-chan struct{}) bool {
 			return false
 		}
 	}
+}
+
+// linePool holds output line buffers for reuse; a line bigger than keepBufferBytes is not kept.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// getLine returns an empty buffer for an output line.
+func getLine() []byte { return (*linePool.Get().(*[]byte))[:0] }
+
+// putLine gives a written line's buffer back to the pool.
+func putLine(line []byte) {
+	if cap(line) == 0 || cap(line) > keepBufferBytes {
+		return
+	}
+	line = line[:0]
+	linePool.Put(&line)
+}
+
+// alone reports whether at most one entry is in: the caller's own, nobody waiting before it.
+func (g *gate) alone() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n <= 1
 }

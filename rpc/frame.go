@@ -261,22 +261,35 @@ func classify(line []byte) (*message, *rejection) {
 // topMembers returns the known top-level members of a valid JSON object, by exact (case-sensitive)
 // name, and the name of the first known member that occurs twice, if any: parsers disagree on
 // which duplicate wins, so a duplicate "id" or "method" is refused rather than guessed.
+//
+// obj must be valid JSON (parseError checked it): the scan skips values by their brackets and
+// strings without validating them again. Values are copied, so they never alias obj.
 func topMembers(obj []byte) (map[string]json.RawMessage, string) {
 	m := make(map[string]json.RawMessage, 4)
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil { // '{'
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
 		return m, ""
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return m, "" // '}' (end) or not an object member: cannot happen in valid JSON
+		}
+		end := skipString(obj, i)
+		key := obj[i+1 : end-1]
+		name := string(key)
+		if bytes.IndexByte(key, '\\') >= 0 { // an escaped name: compare it decoded
+			if json.Unmarshal(obj[i:end], &name) != nil {
+				return m, ""
+			}
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
 			return m, ""
 		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return m, ""
-		}
+		start := skipSpace(obj, i+1)
+		i = skipValue(obj, start)
 		for _, known := range members {
 			if name != known {
 				continue
@@ -284,10 +297,69 @@ func topMembers(obj []byte) (map[string]json.RawMessage, string) {
 			if _, seen := m[name]; seen {
 				return m, name
 			}
-			m[name] = v
+			m[name] = append(json.RawMessage(nil), obj[start:i]...)
+		}
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != ',' {
+			return m, ""
+		}
+		i++
+	}
+}
+
+// skipSpace returns the index of the first byte at or after i that is not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i] == '"'.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
 		}
 	}
-	return m, ""
+	return len(b)
+}
+
+// skipValue returns the index just past the valid JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	// A number, true, false or null: up to the next delimiter.
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
 }
 
 // isString reports whether raw is a JSON string equal to want.

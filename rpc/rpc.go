@@ -123,6 +123,12 @@ type Options struct {
 	// slots), the request queue fills, and reading stops: memory stays flat.
 	MaxOutputBytes int
 
+	// HoldNotifications lets a handler's last notification wait until its next notification,
+	// its next [Conn.Call] or its reply, and go out in the same write as that: one write instead
+	// of two for the common "event, then reply". Order is unchanged. Leave it off when a
+	// handler's notifications report progress that must be seen while it works.
+	HoldNotifications bool
+
 	// Logf receives diagnostics: handler errors and panics, malformed replies from the peer.
 	// Nil means a log.Logger on stderr. Nothing is ever written to the output stream but protocol messages.
 	Logf func(format string, args ...any)

@@ -7,68 +7,81 @@ import (
 	"io"
 	"strconv"
 	"sync"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
-// stream is the jsonrpc2.ObjectStream in front of the library. It owns the bytes: it frames and
-// validates input, answers malformed input itself, and hands the library only messages the library
-// can represent, keyed by internal ids. On output it maps those ids back to the ones the client sent.
-//
-// The library carries keys; the payloads stay here. Incoming requests reach the library as
-// {"id":<key>,"method":...}, where key is a uint64 the stream allocates; the id as sent and the
-// params are handed to the dispatcher beside it. The dispatcher answers through the library with
-// a placeholder result for <key>, having left the client's id and the encoded result or error in
-// replyTo; WriteObject puts them in place. (Left to the library, a result would be marshalled
-// three times over and HTML-escaped.) Server→client calls use string ids "srv-<n>", a namespace
-// apart from the keys, which only ever appear in responses we write, never in requests.
-type stream struct {
-	conn  *Conn
-	lines *lineReader   // read loop only
-	key   uint64        // read loop only: the last key handed out
-	next  *incoming     // read loop only: handed from ReadObject to the dispatcher
-	ready chan struct{} // closed once conn is fully built; the library starts reading before that
+// The read loop and the bytes written. Incoming lines are framed, validated and classified here
+// (frame.go); requests go to the dispatcher (conn.go), replies to our calls to the Call waiting
+// for them, and everything else is answered here. Every output line is built here, once, in a
+// pooled buffer: the client's id as sent, the result encoded once without HTML escaping.
 
+// callReply is the reply to one of our calls, as the peer sent it.
+type callReply struct {
+	result json.RawMessage // nil when absent
+	err    *Error          // nil for a result; Data is a json.RawMessage
+}
+
+// calls are the server→client calls awaiting a reply.
+type calls struct {
 	mu      sync.Mutex
-	replyTo map[uint64]reply // guarded by mu: responses the library is about to write, by key
-	calls   map[string]bool  // guarded by mu: ids of our calls awaiting a reply
-	callSeq uint64           // guarded by mu
-
-	out    *outbox       // every line written: library sends and the read loop's own error replies
-	closed chan struct{} // closed by Close
-	once   sync.Once
+	seq     uint64                    // guarded by mu
+	waiting map[string]chan callReply // guarded by mu: by id; nil channel: abandoned, reply dropped
 }
 
-// reply is a response waiting for the library to write it.
-type reply struct {
-	id   json.RawMessage // as the client sent it
-	body []byte          // `"result":…` or `"error":…`, encoded without HTML escaping
+// newCall allocates the id of an outgoing call and registers it, before it is written, so that
+// however fast the reply comes it is recognised.
+func (cs *calls) newCall() (string, chan callReply) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.seq++
+	id := "srv-" + strconv.FormatUint(cs.seq, 10)
+	ch := make(chan callReply, 1)
+	cs.waiting[id] = ch
+	return id, ch
 }
 
-// incoming is a request or notification between ReadObject and the dispatcher.
-type incoming struct {
-	key uint64
-	msg *message
+// abandon marks a call whose caller stopped waiting: its late reply is dropped quietly.
+func (cs *calls) abandon(id string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if _, ok := cs.waiting[id]; ok {
+		cs.waiting[id] = nil
+	}
 }
 
-var _ jsonrpc2.ObjectStream = (*stream)(nil)
+// forget drops a call that was never written.
+func (cs *calls) forget(id string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.waiting, id)
+}
 
-// ReadObject implements jsonrpc2.ObjectStream: it reads lines until one carries a message for the
-// library, answering the others itself. At the end of input (or after Shutdown) it stops the
-// connection and blocks until Serve has drained it, so that the library does not close the
-// connection while handlers still have replies to write.
-func (s *stream) ReadObject(v any) error {
-	<-s.ready
+// take returns the channel of the call id and forgets it; ok is false for an id we did not send
+// or that already got its reply.
+func (cs *calls) take(id string) (chan callReply, bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	ch, ok := cs.waiting[id]
+	delete(cs.waiting, id)
+	return ch, ok
+}
+
+// readLoop reads lines until input ends, the connection stops, or this goroutine becomes a
+// handler (dispatch then starts another readLoop, and this one returns).
+func (c *Conn) readLoop() {
 	for {
-		if s.conn.stopped() {
-			return s.endInput(nil)
+		if c.stopped() {
+			return
 		}
-		line, tooLong, err := s.lines.next()
+		line, tooLong, err := c.lines.next()
 		if err != nil {
-			return s.endInput(err)
+			if err != io.EOF {
+				c.setReadErr(fmt.Errorf("rpc: reading input: %w", err))
+			}
+			c.stop()
+			return
 		}
 		if tooLong {
-			s.writeError(nil, &Error{Code: CodeInvalidRequest, Message: msgTooLong})
+			c.writeError(nil, &Error{Code: CodeInvalidRequest, Message: msgTooLong})
 			continue
 		}
 		line, ok := trimLine(line)
@@ -78,211 +91,134 @@ func (s *stream) ReadObject(v any) error {
 		msg, rej := classify(line)
 		if rej != nil {
 			if !rej.silent {
-				s.writeError(rej.id, rej.err)
+				c.writeError(rej.id, rej.err)
 			}
 			continue
 		}
-		synthetic, ok := s.accept(msg)
-		if !ok {
+		if msg.kind == kindResponse {
+			c.deliver(msg)
 			continue
 		}
-		return json.Unmarshal(synthetic, v)
+		if c.dispatch(msg) {
+			return
+		}
 	}
 }
 
-// accept turns a classified message into the JSON the library will decode, or reports false
-// when the message stops here.
-func (s *stream) accept(msg *message) ([]byte, bool) {
-	if msg.kind != kindResponse {
-		s.key++
-		s.next = &incoming{key: s.key, msg: msg}
-		b, _ := json.Marshal(struct {
-			ID     uint64 `json:"id"`
-			Method string `json:"method"`
-		}{s.key, msg.method})
-		return b, true
-	}
+// deliver hands a reply to the Call waiting for it.
+func (c *Conn) deliver(msg *message) {
 	var id string
 	if len(msg.id) == 0 || string(msg.id) == "null" {
 		// An error reply to something we wrote that the peer could not attribute. Answering it
 		// could start an endless exchange of errors with a peer that follows the same rules.
-		s.conn.logf("rpc: ignoring a reply with no id: %s", msg.error)
-		return nil, false
+		c.logf("rpc: ignoring a reply with no id: %s", msg.error)
+		return
 	}
-	if msg.id[0] != '"' || json.Unmarshal(msg.id, &id) != nil || !s.takeCall(id) {
-		s.writeError(nil, &Error{Code: CodeInvalidRequest, Message: msgStrayReply})
-		return nil, false
+	var ch chan callReply
+	ok := msg.id[0] == '"' && json.Unmarshal(msg.id, &id) == nil
+	if ok {
+		ch, ok = c.outCalls.take(id)
 	}
-	resp := struct {
-		ID     string          `json:"id"`
-		Result json.RawMessage `json:"result,omitempty"`
-		Error  *jsonrpc2.Error `json:"error,omitempty"`
-	}{ID: id, Result: msg.result}
+	if !ok {
+		c.writeError(nil, &Error{Code: CodeInvalidRequest, Message: msgStrayReply})
+		return
+	}
+	if ch == nil {
+		return // its Call stopped waiting
+	}
+	r := callReply{result: msg.result}
 	if msg.error != nil {
-		resp.Result, resp.Error = nil, s.peerError(msg.error)
+		r.result, r.err = nil, c.peerError(msg.error)
 	}
-	b, _ := json.Marshal(resp)
-	return b, true
+	ch <- r
 }
 
-// peerError decodes the error member of a reply to one of our calls, replacing one the library
-// could not decode (it would drop the connection) by a -32603.
-func (s *stream) peerError(raw json.RawMessage) *jsonrpc2.Error {
+// peerError decodes the error member of a reply to one of our calls, replacing a malformed one
+// by a -32603.
+func (c *Conn) peerError(raw json.RawMessage) *Error {
 	var e struct {
-		Code    json.Number      `json:"code"`
-		Message *string          `json:"message"`
-		Data    *json.RawMessage `json:"data"`
+		Code    json.Number     `json:"code"`
+		Message *string         `json:"message"`
+		Data    json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &e); err == nil && e.Message != nil {
 		if code, err := strconv.ParseInt(string(e.Code), 10, 64); err == nil {
-			return &jsonrpc2.Error{Code: code, Message: *e.Message, Data: e.Data}
+			out := &Error{Code: code, Message: *e.Message}
+			if e.Data != nil {
+				out.Data = e.Data
+			}
+			return out
 		}
 	}
-	s.conn.logf("rpc: %s: %s", msgBadErrorObj, raw)
-	return &jsonrpc2.Error{Code: CodeInternalError, Message: msgBadErrorObj}
+	c.logf("rpc: %s: %s", msgBadErrorObj, raw)
+	return &Error{Code: CodeInternalError, Message: msgBadErrorObj}
 }
 
-// take returns the request ReadObject last handed to the library as key.
-func (s *stream) take(key uint64) *incoming {
-	in := s.next
-	s.next = nil
-	if in == nil || in.key != key {
-		return nil
+// appendResponse appends the response line to id carrying result, or e when e is not nil. It
+// fails only when result cannot be encoded; line is then returned unchanged.
+func appendResponse(line []byte, id json.RawMessage, result any, e *Error) ([]byte, error) {
+	start := len(line)
+	line = append(append(line, `{"jsonrpc":"2.0","id":`...), id...)
+	var err error
+	if e != nil {
+		line, err = appendJSON(append(line, `,"error":`...), e)
+	} else {
+		line, err = appendJSON(append(line, `,"result":`...), result)
 	}
-	return in
-}
-
-// endInput records the end of input and waits for the connection to close.
-func (s *stream) endInput(err error) error {
-	if err != nil && err != io.EOF {
-		s.conn.setReadErr(fmt.Errorf("rpc: reading input: %w", err))
-	}
-	s.conn.stop()
-	<-s.closed
-	return io.EOF // the library treats EOF as a quiet end
-}
-
-// newCall allocates the id of an outgoing call and registers it, before it is written, so that
-// however fast the reply comes it is recognised.
-func (s *stream) newCall() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.callSeq++
-	id := "srv-" + strconv.FormatUint(s.callSeq, 10)
-	s.calls[id] = true
-	return id
-}
-
-// takeCall reports whether id is an outgoing call awaiting a reply, and forgets it.
-func (s *stream) takeCall(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ok := s.calls[id]
-	delete(s.calls, id)
-	return ok
-}
-
-// expectReply records the response the library is about to write for key.
-func (s *stream) expectReply(key uint64, r reply) {
-	s.mu.Lock()
-	s.replyTo[key] = r
-	s.mu.Unlock()
-}
-
-func (s *stream) takeReply(key uint64) (reply, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.replyTo[key]
-	delete(s.replyTo, key)
-	return r, ok
-}
-
-// outgoing is the shape of everything the library writes, as it marshals it.
-type outgoing struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-// WriteObject implements jsonrpc2.ObjectStream. It rewrites what the library marshals into our
-// canonical line: "jsonrpc" first, the client's id and our encoding of the result restored, no
-// HTML escaping.
-func (s *stream) WriteObject(obj any) error {
-	b, err := json.Marshal(obj)
 	if err != nil {
-		return err
+		return line[:start], err
 	}
-	var m outgoing
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	if m.Method == nil { // a response: a placeholder for one in replyTo
-		key, err := strconv.ParseUint(string(m.ID), 10, 64)
-		r, ok := s.takeReply(key)
-		if err != nil || !ok {
-			return fmt.Errorf("rpc: writing response: unknown internal id %s", m.ID)
-		}
-		return s.write(responseLine(r))
-	}
-	// A call or notification of ours.
-	line := make([]byte, 0, len(b)+32)
-	line = append(line, `{"jsonrpc":"2.0"`...)
-	if m.ID != nil {
-		line = append(append(line, `,"id":`...), m.ID...)
-	}
-	line = appendUnescapedHTML(append(line, `,"method":`...), m.Method)
-	if m.Params != nil {
-		line = appendUnescapedHTML(append(line, `,"params":`...), m.Params)
-	}
-	return s.write(append(line, '}', '\n'))
+	return append(line, '}', '\n'), nil
 }
 
-// responseLine is the line for r. The id goes in as sent; only the body is unescaped, since an
-// id spelled with \u003c must come back spelled so.
-func responseLine(r reply) []byte {
-	line := make([]byte, 0, len(r.id)+len(r.body)+32)
-	line = append(append(line, `{"jsonrpc":"2.0","id":`...), r.id...)
-	line = appendUnescapedHTML(append(line, ','), r.body)
-	return append(line, '}', '\n')
-}
-
-// errorBody is the body of a reply carrying e, which must encode (its Data is nil or encodable).
-func errorBody(e *Error) []byte {
-	b, err := encode(e)
+// appendErrorResponse appends the response line to id carrying e, which must encode (its Data is
+// nil or encodable); if it does not, -32603 goes instead.
+func appendErrorResponse(line []byte, id json.RawMessage, e *Error) []byte {
+	out, err := appendResponse(line, id, nil, e)
 	if err != nil {
-		b, _ = encode(&Error{Code: CodeInternalError, Message: msgInternal})
+		out, _ = appendResponse(line, id, nil, &Error{Code: CodeInternalError, Message: msgInternal})
 	}
-	return append([]byte(`"error":`), b...)
+	return out
 }
 
-// encode marshals v without HTML escaping and without the Encoder's trailing newline.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// appendJSON appends v encoded without HTML escaping. A json.RawMessage inside v is copied as
+// encoding/json leaves it (compacted); if it was HTML-escaped by json.Marshal, the \u003c,
+// \u003e and \u0026 escapes are turned back, so output never depends on how a value was built.
+func appendJSON(dst []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
+	start := len(dst)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return dst, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	out := buf.Bytes()
+	out = out[:len(out)-1] // Encode's newline
+	if bytes.Contains(out[start:], []byte(`\u00`)) {
+		body := append([]byte(nil), out[start:]...)
+		out = appendUnescapedHTML(out[:start], body)
+	}
+	return out, nil
 }
 
 // writeError writes an error reply of our own, to id (nil for "id": null).
-func (s *stream) writeError(id json.RawMessage, e *Error) {
+func (c *Conn) writeError(id json.RawMessage, e *Error) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	s.write(responseLine(reply{id: id, body: errorBody(e)}))
+	c.writeLine(appendErrorResponse(getLine(), id, e), true)
 }
 
-// write queues one complete line for output, waiting while the output queue is full. After the
-// first failed write nothing more is written, and the connection is closed: the peer is gone.
-func (s *stream) write(line []byte) error {
-	return s.out.put(line, s.closed)
-}
-
-// Close implements jsonrpc2.ObjectStream. It does not close the reader or writer given to Serve:
-// Serve does not own them.
-func (s *stream) Close() error {
-	s.once.Do(func() { close(s.closed) })
-	return nil
+// writeLine admits one complete line for output, waiting while the output queue is full, and
+// writes it at once on this goroutine when direct is allowed and nothing else is queued. After
+// the first failed write nothing more is written, and the connection is closed: the peer is gone.
+func (c *Conn) writeLine(line []byte, direct bool) error {
+	if !direct {
+		return c.out.enqueue(line, c.closing)
+	}
+	ok, err := c.out.reserve(line, c.closing)
+	if ok {
+		c.out.writeReserved(line, c.closing, c.Close)
+	}
+	return err
 }

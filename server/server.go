@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/fsbox/fsbox/engine"
 	"github.com/fsbox/fsbox/rpc"
@@ -34,6 +35,10 @@ type Options struct {
 	// MaxInFlight bounds the tool calls at work at once (rpc.Options.MaxConcurrent); 0 means
 	// the rpc default, rpc.DefaultMaxConcurrent().
 	MaxInFlight int
+	// ReleaseWhenIdle, if positive, returns freed memory to the operating system (a full
+	// collection, debug.FreeOSMemory) once no request has been at work for that long: an idle
+	// server stays small even when the GC is tuned to run rarely. fsbox serve sets it.
+	ReleaseWhenIdle time.Duration
 	// Version is reported in server_info.
 	Version string
 	// Logf receives diagnostics; nil writes them to stderr.
@@ -43,6 +48,7 @@ type Options struct {
 // Server serves fsbox sessions. It is safe to call Serve concurrently; each call is one session.
 type Server struct {
 	opts Options
+	idle *idleRelease // nil unless ReleaseWhenIdle
 }
 
 // New returns a server with the given options.
@@ -50,7 +56,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Server{opts: opts}
+	return &Server{opts: opts, idle: newIdleRelease(opts.ReleaseWhenIdle)}
 }
 
 // Serve runs one session: it reads requests from r and writes responses and notifications to w
@@ -67,7 +73,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		Inline: func(method string) bool {
 			return method == "initialize" || method == "shutdown" || !sess.initialized.Load()
 		},
-		Logf: s.opts.Logf,
+		// Events come at the end of a call, just before its reply: they go out in one write.
+		HoldNotifications: true,
+		Logf:              s.opts.Logf,
 	})
 }
 
@@ -95,6 +103,8 @@ func (s *session) close() {
 }
 
 func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (any, error) {
+	s.srv.idle.begin()
+	defer s.srv.idle.end()
 	if req.Method == "initialize" {
 		return s.initialize(req)
 	}
@@ -108,11 +118,11 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 	}
 	switch req.Method {
 	case "tools/list":
-		tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
+		tools, err := encodedDescriptors(eng.ToolNames(), eng.ContentHashes())
 		if err != nil {
 			return nil, s.internal(err)
 		}
-		return schema.ToolsListResult{Tools: tools}, nil
+		return toolsListResult{Tools: tools}, nil
 	case "tools/call":
 		return s.call(ctx, c, eng, caps, req.Params)
 	case "schema":
@@ -174,7 +184,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		}
 		return nil, invalidParams(err.Error())
 	}
-	tools, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
+	tools, err := encodedDescriptors(eng.ToolNames(), eng.ContentHashes())
 	if err != nil {
 		eng.Close()
 		return nil, s.internal(err)
@@ -184,7 +194,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		s.caps = *p.Capabilities
 	}
 	s.initialized.Store(true)
-	return schema.InitializeResult{
+	return initializeResult{
 		ProtocolVersion: schema.ProtocolVersion,
 		ServerInfo:      schema.Implementation{Name: "fsbox", Version: s.srv.opts.Version},
 		RootDir:         eng.RootDir(),

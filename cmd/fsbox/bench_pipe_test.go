@@ -6,6 +6,9 @@ package main
 //	go test ./cmd/fsbox -run '^$' -bench Pipe -benchtime 2000x
 //	FSBOX_BIN=/tmp/fsbox-before go test ./cmd/fsbox -run '^$' -bench Pipe   # another build
 //
+// srv-cpu-µs/op is the server's user + system CPU per call (from /proc), steadier than ns/op on a
+// shared machine.
+//
 // ns/op is the round trip of one call, from writing the request line to reading the whole reply
 // line. Floors: "floor-tiny" is an unknown method (fsbox has no ping; the -32601 reply is the
 // least the dispatcher can do, about 90 bytes each way); "floor-15.8KB-in" the same with 15.8 KB
@@ -165,6 +168,23 @@ func (p *pipeServer) rssMB(b *testing.B) float64 {
 	return 0
 }
 
+// cpuTime is the server process's user + system CPU time so far (from /proc; 0 elsewhere):
+// per call, it moves less than wall time when other work shares the machine.
+func (p *pipeServer) cpuTime() time.Duration {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ, 100 on Linux
+}
+
 func toolCall(name string, args any) string {
 	a, _ := json.Marshal(args)
 	return `"method":"tools/call","params":{"name":"` + name + `","arguments":` + string(a) + `}`
@@ -204,6 +224,7 @@ func BenchmarkPipe(b *testing.B) {
 				p.roundTrip(b, c.body(i))
 			}
 			var bytesOut int
+			cpu0 := p.cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				r := p.roundTrip(b, c.body(i))
@@ -213,6 +234,7 @@ func BenchmarkPipe(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			b.ReportMetric(float64((p.cpuTime()-cpu0).Microseconds())/float64(b.N), "srv-cpu-µs/op")
 			b.ReportMetric(float64(bytesOut), "resp-B")
 			b.ReportMetric(p.rssMB(b), "rss-MB")
 		})
@@ -227,10 +249,13 @@ func BenchmarkPipe(b *testing.B) {
 		for i := 0; i < 10; i++ {
 			p.roundTrip(b, body)
 		}
+		cpu0 := p.cpuTime()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			p.roundTrip(b, body)
 		}
+		b.StopTimer()
+		b.ReportMetric(float64((p.cpuTime()-cpu0).Microseconds())/float64(b.N), "srv-cpu-µs/op")
 	})
 	b.Run("spawn-initialize", func(b *testing.B) {
 		var total time.Duration
@@ -251,7 +276,7 @@ func BenchmarkPipe(b *testing.B) {
 			p.roundTrip(b, toolCall("list_directory", map[string]any{"path": "src/net"}))
 		}
 		b.StopTimer()
-		time.Sleep(200 * time.Millisecond) // idle: let the runtime settle
+		time.Sleep(1500 * time.Millisecond) // idle: past fsbox serve's idle release (1 s)
 		b.ReportMetric(p.rssMB(b), "rss-MB")
 	})
 }

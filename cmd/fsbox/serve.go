@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"sync"
 	"syscall"
 	"time"
 
+	_ "github.com/fsbox/fsbox/cmd/fsbox/internal/prewarm" // starts building the descriptors early
 	"github.com/fsbox/fsbox/server"
 )
 
@@ -60,18 +62,41 @@ func runServe(args []string) int {
 	out := os.Stdout
 	os.Stdout = os.Stderr
 
+	tuneGC()
 	if stopProfile := startProfile(); stopProfile != nil {
 		defer stopProfile()
 	}
 	ctx, stop := onSignal()
 	defer stop()
 	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, FixedPolicy: cf.fixed(), MaxMessageBytes: *maxBytes,
-		MaxInFlight: *maxInflight, Version: version,
+		MaxInFlight: *maxInflight, Version: version, ReleaseWhenIdle: idleRelease,
 		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }})
 	if err := srv.Serve(ctx, os.Stdin, out); err != nil && ctx.Err() == nil {
 		return errorf("%v", err)
 	}
 	return 0
+}
+
+// GC tuning of fsbox serve, unless GOGC or GOMEMLIMIT says otherwise. A call allocates a few
+// times its reply (the file read, the text rendered, the encoded line) and keeps nothing, over a
+// live heap of a few MB; at the default GOGC=100 the collector ran every few dozen calls and took
+// a quarter of the CPU (bench/README.md). gcPercent makes it run a quarter as often; the soft
+// memoryLimit makes it collect harder, whatever GOGC, before the process's Go memory passes it
+// (the largest requests, 16 MiB lines, still fit); idleRelease gives the memory back once the
+// server is idle, so an idle server stays small.
+const (
+	gcPercent   = 400
+	memoryLimit = 96 << 20
+	idleRelease = time.Second
+)
+
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 }
 
 // startProfile writes a CPU profile of the whole session to $FSBOX_CPUPROFILE, if set, for
