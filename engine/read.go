@@ -104,6 +104,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 		return res, nil
 	}
 	var body strings.Builder
+	body.WriteString(header)
 	switch {
 	case sc.lines == 0:
 		body.WriteString("(empty file)\n")
@@ -128,10 +129,19 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 			}
 			break
 		}
+		// The shown lines are back to back in the arena: the text takes them whole, the content
+		// without their gutters, each built in one allocation.
+		rendered := sc.arena[shown[0].off:shown[len(shown)-1].end]
+		body.Grow(len(rendered) + 200)
+		body.Write(rendered)
 		var content strings.Builder
+		n := 0
 		for _, l := range shown {
-			body.WriteString(l.text)
-			content.WriteString(l.text[l.gutter:])
+			n += l.end - l.off - l.gutter
+		}
+		content.Grow(n)
+		for _, l := range shown {
+			content.Write(sc.arena[l.off+l.gutter : l.end])
 		}
 		raw := content.String()
 		res.Content = &raw
@@ -148,7 +158,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 			}
 		}
 	}
-	res.Text = header + body.String()
+	res.Text = body.String()
 	c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
 	return res, nil
 }
@@ -180,12 +190,12 @@ type scanWindow struct {
 	piece                 *pieceState // with read_file's column: collect a piece of the line at offset
 }
 
-// renderedLine is one numbered line of the window.
+// renderedLine is one numbered line of the window, rendered into scanResult.arena.
 type renderedLine struct {
-	text      string // number, TAB, line with its terminator, decoded leniently
-	gutter    int    // bytes of text before the line: the number and the TAB
-	chars     int    // code points of text
-	lineChars int    // code points of the line alone, terminator included
+	off, end  int // its bytes in the arena: number, TAB, line with its terminator, decoded leniently
+	gutter    int // bytes before the line: the number and the TAB
+	chars     int // code points of the rendered line
+	lineChars int // code points of the line alone, terminator included
 }
 
 // scanResult is what one pass over a file learned.
@@ -195,6 +205,7 @@ type scanResult struct {
 	binary   bool
 	lines    int
 	shown    []renderedLine // the window lines that fit the (estimated) budget
+	arena    []byte         // the rendered lines of shown, back to back
 	firstLen int            // code points of the window's first line when it did not fit
 	media    string         // for an image or PDF, its media type (binary is then true)
 	head     []byte         // for a binary file, its first hexPreviewBytes bytes
@@ -239,6 +250,11 @@ func (e *Engine) scan(ctx context.Context, f io.Reader, sizeHint int64, w scanWi
 	h := newHash()
 	cr := &countingReader{r: f, h: h}
 	res := &scanResult{}
+	if w.limit > 0 && sizeHint > 0 {
+		// Room for the whole window when the file is small: its bytes plus a gutter per line of
+		// about 40 bytes, at most what the budget can show (4 bytes a character).
+		res.arena = make([]byte, 0, min(sizeHint+sizeHint/5+64, int64(w.budget)*4+64))
+	}
 	bufSize := int64(readChunkBytes)
 	if sizeHint >= 0 && sizeHint < bufSize {
 		bufSize = max(sizeHint+1, binarySniffBytes)
@@ -342,14 +358,16 @@ func (ls *lineState) endLine() {
 	if ls.inWindow() {
 		fits := !ls.over
 		var rl renderedLine
+		mark := len(ls.res.arena)
 		if fits {
-			rl = renderLine(ls.idx+1, ls.buf)
+			ls.res.arena, rl = renderLine(ls.res.arena, ls.idx+1, ls.buf)
 			fits = ls.usedEst+rl.chars <= ls.w.budget
 		}
 		if fits {
 			ls.res.shown = append(ls.res.shown, rl)
 			ls.usedEst += rl.chars
 		} else {
+			ls.res.arena = ls.res.arena[:mark]
 			ls.closed = true
 			if ls.idx == ls.w.offset {
 				ls.res.firstLen = ls.count.total()
@@ -364,28 +382,28 @@ func (ls *lineState) endLine() {
 	}
 }
 
-// renderLine renders one window line as read_file shows it: the 1-based number right-aligned in
-// six columns, a TAB, and the line decoded leniently with its terminator. It allocates once: this
-// runs for every line shown, and a per-line Sprintf and concatenation were most of a small read.
-func renderLine(number int, line []byte) renderedLine {
+// renderLine appends one window line to arena as read_file shows it: the 1-based number
+// right-aligned in six columns, a TAB, and the line decoded leniently with its terminator. The
+// lines of a window share the arena (no allocation per line, which with a per-line string was
+// most of a small read's garbage).
+func renderLine(arena []byte, number int, line []byte) ([]byte, renderedLine) {
 	var num [20]byte
 	digits := strconv.AppendInt(num[:0], int64(number), 10)
 	text := line
 	if !utf8.Valid(line) {
 		text = []byte(decodeLenient(line))
 	}
-	var b strings.Builder
+	off := len(arena)
 	pad := max(6-len(digits), 0)
-	b.Grow(pad + len(digits) + 1 + len(text))
 	for range pad {
-		b.WriteByte(' ')
+		arena = append(arena, ' ')
 	}
-	b.Write(digits)
-	b.WriteByte('\t')
-	b.Write(text)
+	arena = append(arena, digits...)
+	arena = append(arena, '\t')
+	arena = append(arena, text...)
 	lineChars := utf8.RuneCount(text)
 	gutter := pad + len(digits) + 1
-	return renderedLine{text: b.String(), gutter: gutter, chars: gutter + lineChars, lineChars: lineChars}
+	return arena, renderedLine{off: off, end: len(arena), gutter: gutter, chars: gutter + lineChars, lineChars: lineChars}
 }
 
 // countingReader hashes and counts what it reads.
