@@ -231,6 +231,80 @@ func (l patternList) first(names []string) (string, bool) {
 	return "", false
 }
 
+// patternIndex answers first for a list without trying every pattern on every name, as walkers
+// ask it for every entry: a literal depth pattern without "/" (".env", "id_rsa") can only match
+// a name whose last component is that literal, and "*.ext" only a name whose last "." starts
+// that suffix, so those are looked up by the name's base and extension; the rest are tried in
+// order. The answer is the one first gives (TestPatternIndex_MatchesFirst).
+type patternIndex struct {
+	l    patternList
+	base map[string]int // literal depth patterns without "/": literal → first index
+	ext  map[string]int // "*.x" patterns whose suffix has one "." (at its start) and no "/": suffix → first index
+	rest []int          // every other pattern that is not an exception, in order
+}
+
+func newPatternIndex(l patternList) *patternIndex {
+	ix := &patternIndex{l: l, base: map[string]int{}, ext: map[string]int{}}
+	for i := range l {
+		p := &l[i]
+		switch {
+		case p.except:
+		case p.shape == shapeExact && p.depth && !strings.Contains(p.lit, "/"):
+			if _, dup := ix.base[p.lit]; !dup {
+				ix.base[p.lit] = i
+			}
+		case p.shape == shapeSuffix && strings.LastIndexByte(p.lit, '.') == 0 && !strings.Contains(p.lit, "/"):
+			if _, dup := ix.ext[p.lit]; !dup {
+				ix.ext[p.lit] = i
+			}
+		default:
+			ix.rest = append(ix.rest, i)
+		}
+	}
+	return ix
+}
+
+// first is patternList.first.
+func (ix *patternIndex) first(names []string) (string, bool) {
+	l := ix.l
+	if len(l) == 0 {
+		return "", false
+	}
+	if l[0].fold {
+		names = lowerAll(names)
+	}
+	best := -1
+	try := func(i int, n string) {
+		if (best < 0 || i < best) && l[i].matchFolded(n) && !l.excepted(n) {
+			best = i
+		}
+	}
+	for _, n := range names {
+		base := n[strings.LastIndexByte(n, '/')+1:]
+		if i, ok := ix.base[base]; ok {
+			try(i, n)
+		}
+		if dot := strings.LastIndexByte(n, '.'); dot >= 0 {
+			if i, ok := ix.ext[n[dot:]]; ok {
+				try(i, n)
+			}
+		}
+		for _, i := range ix.rest {
+			if best >= 0 && i >= best {
+				break
+			}
+			if l[i].matchFolded(n) && !l.excepted(n) {
+				best = i
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return l[best].src, true
+}
+
 // excepted reports whether an exception of the list matches name (lowered if the list folds).
 func (l patternList) excepted(name string) bool {
 	for i := range l {
@@ -338,7 +412,10 @@ func (r *permRule) matches(rel string) bool {
 // cannot step out of a host pattern by renaming the paths it matches.
 type accessPolicy struct {
 	allowed, denied, protected patternList
-	rules                      []permRule
+	// deniedIx and protectedIx answer first for denied and protected, which walkers ask for
+	// every entry.
+	deniedIx, protectedIx *patternIndex
+	rules                 []permRule
 	// prefix is the session root relative to this layer's root ("" when they are the same).
 	prefix string
 }
@@ -423,6 +500,7 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 		}
 		p.rules = append(p.rules, pr)
 	}
+	p.deniedIx, p.protectedIx = newPatternIndex(p.denied), newPatternIndex(p.protected)
 	return p, nil
 }
 
@@ -501,11 +579,11 @@ func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.Permissi
 // ancestors, or (checkEntry) r's names alone when the ancestors are known to pass.
 func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []string) (*schema.PermissionRule, *Error) {
 	if a == accessWrite {
-		if pat, ok := p.protected.first(withAnc); ok {
+		if pat, ok := p.protectedIx.first(withAnc); ok {
 			return nil, refusal(op, r, kindProtected, "is protected (read-only)", fmt.Sprintf("Path '%s' is protected (matches '%s').", r.rel, pat))
 		}
 	}
-	if pat, ok := p.denied.first(withAnc); ok {
+	if pat, ok := p.deniedIx.first(withAnc); ok {
 		return nil, refusal(op, r, kindDenied, "is denied", fmt.Sprintf("Path '%s' is denied by pattern '%s'.", r.rel, pat))
 	}
 	if a != accessWalkRoot && len(p.allowed) > 0 {

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"io/fs"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/fsbox/fsbox/schema"
@@ -330,5 +333,53 @@ func TestDecodeLenient(t *testing.T) {
 	}
 	if got := thousands(1234567); got != "1,234,567" {
 		t.Errorf("thousands = %s", got)
+	}
+}
+
+// The index gives the answer patternList.first gives, pattern for pattern, on the default lists,
+// depth and anchored lists with exceptions, duplicates and every shape, for names from a real
+// tree and crafted ones (nested, upper case, dots in directories, exceptions, ancestors).
+func TestPatternIndex_MatchesFirst(t *testing.T) {
+	lists := [][]string{
+		schema.DefaultDeniedPatterns,
+		schema.DefaultProtectedPatterns,
+		{"*.pem", ".env", "!.env.local", "*.pem", "sub/*.key", "**/secrets*", ".env*", "*.tar.gz", "x?y", "[ab].txt", "a/b", "!a/b/c", "*.", "*"},
+		{".git", "!.git/HEAD", "*.Key", "ID_RSA"},
+	}
+	names := []string{".", ".env", ".env.local", ".env.example", "a/.env", "a/b/.ENV", "id_rsa", "x/id_rsa", "x/id_rsa.pub",
+		"k.pem", "dir.pem/file", "a/b.PEM", ".pem", "x/.pem", "a.tar.gz", "b.gz", "sub/a.key", "sub/x/a.key", "secrets.yaml",
+		"a/secrets/x", "xzy", "a.txt", "c.txt", "a/b", "a/b/c", "a/b/c/d", "name.", ".ssh", ".ssh/known_hosts", "h/.ssh/id",
+		".git/config", ".git/HEAD", ".git/hooks/pre-commit", ".docker/config.json", "u/.docker/config.json", "x.Key", "z/ID_RSA",
+		".husky/pre-commit", ".envrc", "src/.envrc", "noext", "a.b.c/d.e"}
+	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "crypto"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && len(names) < 3000 {
+			rel, _ := filepath.Rel(runtime.GOROOT(), p)
+			names = append(names, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	for li, srcs := range lists {
+		for _, depth := range []bool{true, false} {
+			var l patternList
+			for _, s := range srcs {
+				p, err := newFnPatternCase(s, depth, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l = append(l, p)
+			}
+			ix := newPatternIndex(l)
+			for i, n := range names {
+				group := []string{n}
+				if i > 0 {
+					group = append(group, names[i-1]) // two names, as resolved and spelled paths come
+				}
+				want, wok := l.first(group)
+				got, gok := ix.first(group)
+				if want != got || wok != gok {
+					t.Fatalf("list %d depth=%v names %q: index = %q %v; first = %q %v", li, depth, group, got, gok, want, wok)
+				}
+			}
+		}
 	}
 }

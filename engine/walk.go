@@ -325,7 +325,7 @@ func (e *Engine) walkDenied(rel, lex string) bool {
 		if lex != rel {
 			names = append(names, p.frame(lex))
 		}
-		if _, denied := p.denied.first(names); denied {
+		if _, denied := p.deniedIx.first(names); denied {
 			return true
 		}
 	}
