@@ -208,7 +208,9 @@ var minParallelWalkProcs = 4
 func (d *walkDir) readTypes() ([]fs.DirEntry, error) { return listSorted(d.h) }
 
 func sortEntries(ents []fs.DirEntry) {
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if !sortTyped(ents) {
+		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
 }
 
 // walkFilter holds what a walk needs from the access policy, computed once per call.

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -366,6 +368,25 @@ func parseDirents(buf []byte, out []fs.DirEntry) []fs.DirEntry {
 		out = append(out, d)
 	}
 	return out
+}
+
+// sortTyped sorts a listing that is all *typedDirent (a descriptor walk's, with no mount point
+// in it) by name, reading the names directly instead of through two interface calls per
+// comparison (8% of a list_directory); it reports false, sorting nothing, for any other listing.
+func sortTyped(ents []fs.DirEntry) bool {
+	typed := make([]*typedDirent, len(ents))
+	for i, de := range ents {
+		t, ok := de.(*typedDirent)
+		if !ok {
+			return false
+		}
+		typed[i] = t
+	}
+	slices.SortFunc(typed, func(a, b *typedDirent) int { return strings.Compare(a.name, b.name) })
+	for i, t := range typed {
+		ents[i] = t
+	}
+	return true
 }
 
 // typedDirent is an fs.DirEntry that knows its name and type only.

@@ -146,6 +146,9 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// sortTyped has no typed listing to sort here.
+func sortTyped(ents []fs.DirEntry) bool { return false }
+
 // openDirFile has no descriptor walk here: lockParent goes through openParent.
 func openDirFile(e *Engine, rel string) (*os.File, bool) { return nil, false }
 
