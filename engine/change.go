@@ -266,7 +266,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if exists {
 		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	tmp, werr := writeTemp(dir, s.content, mode, exists)
+	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists)
 	if werr != nil {
 		return false, e.writeError(s.op, r, werr)
 	}
@@ -303,7 +303,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		}
 	}
 	committed = true
-	syncDir(dir)
+	syncDir(dir, lock.f)
 	return !exists, nil
 }
 
@@ -446,13 +446,16 @@ func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
 // fsyncs it; the caller holds dir's lock until the file is renamed or removed. For a
 // replacement the mode is set explicitly (the old file's bits); a new file gets 0666 minus the
 // umask, like any created file.
-func writeTemp(dir *os.Root, content []byte, mode fs.FileMode, replacing bool) (string, error) {
+//
+// dirFile is dir itself, open (the directory lock's descriptor): where the platform can, the
+// temporary file is created relative to it (createTemp), outside the runtime poller.
+func writeTemp(dir *os.Root, dirFile *os.File, content []byte, mode fs.FileMode, replacing bool) (string, error) {
 	name := newTempName()
 	perm := fs.FileMode(0o666)
 	if replacing {
 		perm = 0o600
 	}
-	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, perm)
+	f, err := createTemp(dir, dirFile, name, perm)
 	if err != nil {
 		return "", err
 	}
@@ -482,8 +485,13 @@ func writeTemp(dir *os.Root, content []byte, mode fs.FileMode, replacing bool) (
 }
 
 // syncDir fsyncs a directory so a rename in it survives a crash; failures are ignored (some
-// filesystems cannot sync directories, and the data itself is already synced).
-func syncDir(dir *os.Root) {
+// filesystems cannot sync directories, and the data itself is already synced). dirFile, when
+// set, is dir itself, open: it is synced without opening the directory again.
+func syncDir(dir *os.Root, dirFile *os.File) {
+	if dirFile != nil {
+		dirFile.Sync()
+		return
+	}
 	if d, err := dir.Open("."); err == nil {
 		d.Sync()
 		d.Close()

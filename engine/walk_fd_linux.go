@@ -146,6 +146,35 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	return rawFile(fd), fi, nil
 }
 
+// createTemp creates the new file name (O_EXCL, never following a link) in the directory dirFile
+// holds, by openat on its descriptor: a blocking descriptor that os.NewFile keeps out of the
+// runtime poller (an os.Root open registers every file with it, five system calls wasted).
+func createTemp(dir *os.Root, dirFile *os.File, name string, perm fs.FileMode) (*os.File, error) {
+	if dirFile == nil {
+		return dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, perm)
+	}
+	rc, err := dirFile.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var oerr error
+	if cerr := rc.Control(func(s uintptr) {
+		for {
+			fd, oerr = syscall.Openat(int(s), name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm))
+			if oerr != syscall.EINTR {
+				return
+			}
+		}
+	}); cerr != nil {
+		return nil, cerr
+	}
+	if oerr != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: oerr}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
 // openDirFile opens the root-relative directory rel by descriptor walk as an *os.File that the
 // runtime poller does not know (os.NewFile of a blocking descriptor), for the directory lock.
 func openDirFile(e *Engine, rel string) (*os.File, bool) {

@@ -146,6 +146,11 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// createTemp creates the new file name in dir through the os.Root.
+func createTemp(dir *os.Root, dirFile *os.File, name string, perm fs.FileMode) (*os.File, error) {
+	return dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, perm)
+}
+
 // sortTyped has no typed listing to sort here.
 func sortTyped(ents []fs.DirEntry) bool { return false }
 
