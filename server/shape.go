@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/fsbox/fsbox/rpc"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -29,11 +30,10 @@ func resultShape(caps *schema.ClientCapabilities) (string, error) {
 	case schema.ResultShapeText, schema.ResultShapeTyped:
 		return caps.ResultShape, nil
 	}
-	e := invalidParams(fmt.Sprintf("capabilities.result_shape: unknown result shape %q; use %q, %q or %q",
-		caps.ResultShape, schema.ResultShapeBoth, schema.ResultShapeText, schema.ResultShapeTyped))
-	e.Data = schema.ErrorData{Kind: "invalid_arguments",
-		Supported: []string{schema.ResultShapeBoth, schema.ResultShapeText, schema.ResultShapeTyped}}
-	return "", e
+	// Like a bad config: not retryable by a model, the host must fix its client.
+	return "", &rpc.Error{Code: schema.CodeInvalidParams, Data: schema.ErrorData{Kind: "invalid_arguments"},
+		Message: fmt.Sprintf("capabilities.result_shape: unknown result shape %q; use %q, %q or %q",
+			caps.ResultShape, schema.ResultShapeBoth, schema.ResultShapeText, schema.ResultShapeTyped)}
 }
 
 // shaped returns what goes on the wire for res, a tool's *schema.XxxResult, in shape. It fails
