@@ -133,8 +133,8 @@ func startPipe(b *testing.B, root, shape string) (*pipeServer, time.Duration) {
 	if shape != "" {
 		params = `{"protocol_version":"1","capabilities":{"result_shape":"` + shape + `"}}`
 	}
-	if r := p.roundTrip(b, `"method":"initialize","params":`+params); bytes.Contains(r, []byte(`"error"`)) {
-		b.Fatalf("initialize: %s", r)
+	if r := p.roundTrip(b, `"method":"initialize","params":`+params); !bytes.Contains(r, []byte(`"result":{"protocol_version"`)) {
+		b.Fatalf("initialize: %.300s", r)
 	}
 	return p, time.Since(start)
 }
