@@ -25,9 +25,10 @@ var goEnumPrefixes = map[string]string{
 // fsboxclient declare; a generated name that collides with one is refused with a clear error
 // instead of a compile error in the SDK. TestGoHandWrittenNames keeps the list in step.
 var goHandWritten = []string{
-	"ChangeRequest", "Client", "EditedError", "ErrClosed", "ErrSchemaMismatch", "ErrServerExited", "Error", "Options", "RefusedError", "Start", "Version",
+	"ChangeRequest", "Client", "EditedError", "ErrClosed", "ErrSchemaMismatch", "ErrServerExited", "ErrTextShape", "Error", "Options", "RefusedError",
+	"ResultShapeBoth", "ResultShapeText", "ResultShapeTyped", "Start", "Version",
 }
 
 // goClientMethods are the hand-written methods of fsboxclient.Client; a tool whose method name
 // collides with one is refused (also checked by TestGoHandWrittenNames).
-var goClientMethods = []string{"Call", "Close", "ListTools", "Schema", "Session", "Tools"}
+var goClientMethods = []string{"Call", "Close", "ListTools", "Schema", "Session", "Text", "Tools"}

@@ -35,7 +35,7 @@ const (
 // method must not shadow.
 var tsClientMembers = map[string]bool{
 	"call": true, "callTool": true, "close": true, "closeTimeoutMs": true, "constructor": true,
-	"listTools": true, "pid": true, "schema": true, "session": true, "start": true, "tools": true,
+	"listTools": true, "pid": true, "schema": true, "session": true, "start": true, "text": true, "tools": true,
 	"transport": true,
 }
 

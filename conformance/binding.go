@@ -130,7 +130,7 @@ func (t *bindingTarget) Name() string {
 func (t *bindingTarget) Capabilities() map[string]bool {
 	return map[string]bool{"change_request_fs": true, "change_request_error": true,
 		"descriptors": true, "methods": true, "initialize": true, "config": true, "events": true,
-		"change_requests": true, "host_config": runtime.GOOS != "windows"}
+		"change_requests": true, "host_config": runtime.GOOS != "windows", "result_shape": true}
 }
 
 // AdapterTarget grades a third party's SDK through its own adapter program, which speaks the
@@ -244,8 +244,12 @@ func (s *adapterSession) op(ctx context.Context, msg map[string]any) (map[string
 }
 
 func (s *adapterSession) Start(ctx context.Context, p StartParams) (any, map[string]any, error) {
-	out, err := s.op(ctx, map[string]any{"op": "start", "binary": s.binary, "root_dir": p.RootDir,
-		"config": p.Config, "events": p.Events, "change_requests": p.ChangeRequests})
+	start := map[string]any{"op": "start", "binary": s.binary, "root_dir": p.RootDir,
+		"config": p.Config, "events": p.Events, "change_requests": p.ChangeRequests}
+	if p.ResultShape != nil {
+		start["result_shape"] = *p.ResultShape
+	}
+	out, err := s.op(ctx, start)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,6 +20,8 @@ type StartParams struct {
 	Config         map[string]any
 	Events         bool
 	ChangeRequests bool
+	// ResultShape, when not nil, is sent as capabilities.result_shape.
+	ResultShape *string
 }
 
 // Session is one connection to the implementation under test, for one vector.
@@ -66,7 +68,7 @@ type hostConfigurable interface {
 // wireCaps are the capabilities of every target spoken to on the raw protocol.
 var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": true,
 	"change_request_fs": true, "change_request_error": true, "descriptors": true, "cancel": true,
-	"initialize": true, "config": true, "events": true, "change_requests": true}
+	"initialize": true, "config": true, "events": true, "change_requests": true, "result_shape": true}
 
 // DialFunc connects to a fresh server session, e.g. one in the same process.
 type DialFunc func(ctx context.Context) (io.ReadWriteCloser, error)

@@ -47,6 +47,11 @@ type Vector struct {
 	Events *bool `json:"events,omitempty"`
 	// ChangeRequests offers the change_requests capability.
 	ChangeRequests bool `json:"change_requests,omitempty"`
+	// ResultShape is sent as capabilities.result_shape ("both", "text", "typed", or anything, to
+	// be refused); omitted: not sent, so results have the default shape. Results are validated
+	// against the bundle's output schemas only in the "both" shape, which is the one they describe.
+	// It needs the target capability result_shape.
+	ResultShape *string `json:"result_shape,omitempty"`
 	// RootViaSymlink passes the root as a symlink to it; root_dir in the result must be resolved.
 	RootViaSymlink bool `json:"root_via_symlink,omitempty"`
 	// Handshake "manual": the runner sends no initialize; the steps do (raw wire only).

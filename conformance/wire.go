@@ -341,11 +341,15 @@ func (s *wireSession) Start(ctx context.Context, p StartParams) (any, map[string
 	for k, v := range p.Config {
 		cfg[k] = v
 	}
+	caps := map[string]any{"events": p.Events, "change_requests": p.ChangeRequests}
+	if p.ResultShape != nil {
+		caps["result_shape"] = *p.ResultShape
+	}
 	params := map[string]any{
 		"protocol_version": "1",
 		"client_info":      map[string]any{"name": "fsbox-conformance", "version": "1"},
 		"config":           cfg,
-		"capabilities":     map[string]any{"events": p.Events, "change_requests": p.ChangeRequests},
+		"capabilities":     caps,
 	}
 	out, err := s.c.request(ctx, "initialize", params, nil)
 	if err != nil {

@@ -24,7 +24,20 @@ type ClientCapabilities struct {
 	Events bool `json:"events,omitempty"`
 	// Ask the client through a change_request before any change touches disk.
 	ChangeRequests bool `json:"change_requests,omitempty"`
+	// What a tools/call result carries: "both" (the default: the typed fields and text), "text"
+	// (exactly {"text": …}, for a client that forwards only text to the model and need not pay
+	// to encode and parse every typed field) or "typed" (the result without its text member).
+	// Any other value is refused at initialize. Errors, events and change requests are the same
+	// in every shape. The bundle's tool result schemas (output_schema) describe the "both" shape.
+	ResultShape string `json:"result_shape,omitempty" jsonschema:"enum=both,enum=text,enum=typed"`
 }
+
+// Result shapes (ClientCapabilities.ResultShape).
+const (
+	ResultShapeBoth  = "both"
+	ResultShapeText  = "text"
+	ResultShapeTyped = "typed"
+)
 
 // InitializeResult describes the session the server opened.
 type InitializeResult struct {
@@ -38,6 +51,8 @@ type InitializeResult struct {
 	Tools []ToolDescriptor `json:"tools"`
 	// "sha256:<hex>" of the schema bundle's bytes.
 	SchemaHash string `json:"schema_hash"`
+	// The result shape in force (capabilities.result_shape, "both" when the client asked for none).
+	ResultShape string `json:"result_shape" jsonschema:"enum=both,enum=text,enum=typed"`
 }
 
 // ToolDescriptor describes one tool; description and input_schema can be handed to an LLM

@@ -82,6 +82,7 @@ type initializeResult struct {
 	Cwd             string                `json:"cwd"`
 	Tools           []json.RawMessage     `json:"tools"`
 	SchemaHash      string                `json:"schema_hash"`
+	ResultShape     string                `json:"result_shape" jsonschema:"enum=both,enum=text,enum=typed"`
 }
 
 // toolsListResult is schema.ToolsListResult with its tools already encoded.

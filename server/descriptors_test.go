@@ -52,8 +52,8 @@ func TestEncodedResultsMatchSchema(t *testing.T) {
 				t.Fatal(err)
 			}
 			info := schema.Implementation{Name: "fsbox", Version: "v<1>&"}
-			want := encode(schema.InitializeResult{ProtocolVersion: "1", ServerInfo: info, RootDir: "/r", Cwd: ".", Tools: fresh, SchemaHash: "h"})
-			got := encode(initializeResult{ProtocolVersion: "1", ServerInfo: info, RootDir: "/r", Cwd: ".", Tools: pre, SchemaHash: "h"})
+			want := encode(schema.InitializeResult{ProtocolVersion: "1", ServerInfo: info, RootDir: "/r", Cwd: ".", Tools: fresh, SchemaHash: "h", ResultShape: "text"})
+			got := encode(initializeResult{ProtocolVersion: "1", ServerInfo: info, RootDir: "/r", Cwd: ".", Tools: pre, SchemaHash: "h", ResultShape: "text"})
 			if got != want {
 				t.Errorf("initialize, tools %v, hashes %v: pre-encoded result differs from the schema type's encoding", names, hashes)
 			}

@@ -154,6 +154,10 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 			Message: fmt.Sprintf("unsupported protocol_version %q; this server speaks %q", p.ProtocolVersion, schema.ProtocolVersion),
 			Data:    schema.ErrorData{Kind: "invalid_arguments", Supported: []string{schema.ProtocolVersion}}}
 	}
+	shape, serr := resultShape(p.Capabilities)
+	if serr != nil {
+		return nil, serr
+	}
 	if p.Config != nil {
 		if perr := refuseHostOnly(*p.Config); perr != nil {
 			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: "invalid_arguments"}}
@@ -193,6 +197,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 	if p.Capabilities != nil {
 		s.caps = *p.Capabilities
 	}
+	s.caps.ResultShape = shape
 	s.initialized.Store(true)
 	return initializeResult{
 		ProtocolVersion: schema.ProtocolVersion,
@@ -201,6 +206,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		Cwd:             eng.Cwd(),
 		Tools:           tools,
 		SchemaHash:      schema.Hash(),
+		ResultShape:     shape,
 	}, nil
 }
 
@@ -237,7 +243,11 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 	if err != nil {
 		return nil, s.toRPCError(ctx, err)
 	}
-	return res, nil
+	out, err := shaped(res, caps.ResultShape)
+	if err != nil {
+		return nil, s.internal(err)
+	}
+	return out, nil
 }
 
 // internal logs the cause of an internal error and returns its wire form.

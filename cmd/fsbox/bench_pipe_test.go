@@ -16,6 +16,10 @@ package main
 // than outbound; the kit's echo server gives the outbound floor). Spawn and RSS are reported as
 // metrics: init-ms (spawn to the initialize reply) and rss-MB (VmRSS after the calls).
 //
+// The "-text" cases open the session with capabilities.result_shape "text": the reply carries only
+// the text, so the difference to the case without the suffix is what encoding the typed fields
+// costs the server (and what parsing them would cost a client that forwards only text).
+//
 // It measures; it asserts nothing about time. It needs $(go env GOROOT)/src (copied, read only,
 // into a temporary root) and skips without it.
 
@@ -105,7 +109,9 @@ type pipeServer struct {
 	id  int
 }
 
-func startPipe(b *testing.B, root string) (*pipeServer, time.Duration) {
+// startPipe spawns and initializes a server; shape, when not "", is sent as
+// capabilities.result_shape.
+func startPipe(b *testing.B, root, shape string) (*pipeServer, time.Duration) {
 	b.Helper()
 	start := time.Now()
 	cmd := exec.Command(pipeBin(), "serve", "--root", root, "--tools", "read_file,file_info,list_directory,directory_tree,edit_file,search_files,find_files")
@@ -123,7 +129,13 @@ func startPipe(b *testing.B, root string) (*pipeServer, time.Duration) {
 	}
 	p := &pipeServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	b.Cleanup(p.stop)
-	p.roundTrip(b, `"method":"initialize","params":{"protocol_version":"1"}`)
+	params := `{"protocol_version":"1"}`
+	if shape != "" {
+		params = `{"protocol_version":"1","capabilities":{"result_shape":"` + shape + `"}}`
+	}
+	if r := p.roundTrip(b, `"method":"initialize","params":`+params); !bytes.Contains(r, []byte(`"result":{"protocol_version"`)) {
+		b.Fatalf("initialize: %.300s", r)
+	}
 	return p, time.Since(start)
 }
 
@@ -203,23 +215,26 @@ func BenchmarkPipe(b *testing.B) {
 		name   string
 		body   func(i int) string
 		expect string // in every reply
+		shape  string // capabilities.result_shape; "" sends none
 	}{
-		{"floor-tiny", func(int) string { return `"method":"no_such_method"` }, `-32601`},
-		{"file_info", func(int) string { return toolCall("file_info", map[string]any{"path": "src/fmt/doc.go"}) }, `doc.go`},
-		{"read_file-15.8KB", func(int) string { return toolCall("read_file", map[string]any{"path": "src/fmt/doc.go"}) }, `Package fmt implements formatted I/O`},
-		{"list_directory-238", func(int) string { return toolCall("list_directory", map[string]any{"path": "src/net"}) }, `http`},
-		{"directory_tree-http", func(int) string { return toolCall("directory_tree", map[string]any{"path": "src/net/http"}) }, `server.go`},
-		{"edit_file-1000", func(i int) string { return toolCall("edit_file", edit(i)) }, `Edited`},
+		{"floor-tiny", func(int) string { return `"method":"no_such_method"` }, `-32601`, ""},
+		{"file_info", func(int) string { return toolCall("file_info", map[string]any{"path": "src/fmt/doc.go"}) }, `doc.go`, ""},
+		{"read_file-15.8KB", func(int) string { return toolCall("read_file", map[string]any{"path": "src/fmt/doc.go"}) }, `Package fmt implements formatted I/O`, ""},
+		{"read_file-15.8KB-text", func(int) string { return toolCall("read_file", map[string]any{"path": "src/fmt/doc.go"}) }, `Package fmt implements formatted I/O`, "text"},
+		{"list_directory-238", func(int) string { return toolCall("list_directory", map[string]any{"path": "src/net"}) }, `http`, ""},
+		{"list_directory-238-text", func(int) string { return toolCall("list_directory", map[string]any{"path": "src/net"}) }, `http`, "text"},
+		{"directory_tree-http", func(int) string { return toolCall("directory_tree", map[string]any{"path": "src/net/http"}) }, `server.go`, ""},
+		{"edit_file-1000", func(i int) string { return toolCall("edit_file", edit(i)) }, `Edited`, ""},
 		{"search_files-net", func(int) string {
 			return toolCall("search_files", map[string]any{"path": "src/net", "pattern": `func \(\w+ \*Resolver\)`})
-		}, `src/net/`},
+		}, `src/net/`, ""},
 		{"find_files-net", func(int) string {
 			return toolCall("find_files", map[string]any{"path": "src/net", "pattern": "**/*_test.go"})
-		}, `_test.go`},
+		}, `_test.go`, ""},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			p, _ := startPipe(b, root)
+			p, _ := startPipe(b, root, c.shape)
 			for i := 0; i < 10; i++ { // warm up: page cache, first-call allocations
 				p.roundTrip(b, c.body(i))
 			}
@@ -232,6 +247,9 @@ func BenchmarkPipe(b *testing.B) {
 				if i == 0 && (!bytes.Contains(r, []byte(c.expect)) || (c.expect != `-32601` && bytes.Contains(r, []byte(`"error"`)))) {
 					b.Fatalf("unexpected reply: %.300s", r)
 				}
+				if i == 0 && c.shape == "text" && (!bytes.Contains(r, []byte(`"result":{"text":`)) || !bytes.HasSuffix(r, []byte("\"}}\n"))) {
+					b.Fatalf("shape text: the reply is not {text}: %.300s", r)
+				}
 			}
 			b.StopTimer()
 			b.ReportMetric(float64((p.cpuTime()-cpu0).Microseconds())/float64(b.N), "srv-cpu-µs/op")
@@ -243,7 +261,7 @@ func BenchmarkPipe(b *testing.B) {
 	// has no echo method, so this sends a request whose params carry 15.8 KB and gets the small
 	// -32601 back: the bytes cross the pipe once and are parsed, as a read_file reply's are.
 	b.Run("floor-15.8KB-in", func(b *testing.B) {
-		p, _ := startPipe(b, root)
+		p, _ := startPipe(b, root, "")
 		pad := strings.Repeat("x", 15827)
 		body := `"method":"no_such_method","params":{"pad":"` + pad + `"}`
 		for i := 0; i < 10; i++ {
@@ -261,7 +279,7 @@ func BenchmarkPipe(b *testing.B) {
 		var total time.Duration
 		var rss float64
 		for i := 0; i < b.N; i++ {
-			p, d := startPipe(b, root)
+			p, d := startPipe(b, root, "")
 			total += d
 			rss = p.rssMB(b)
 			p.stop()
@@ -270,7 +288,7 @@ func BenchmarkPipe(b *testing.B) {
 		b.ReportMetric(rss, "rss-MB")
 	})
 	b.Run("idle-rss", func(b *testing.B) {
-		p, _ := startPipe(b, root)
+		p, _ := startPipe(b, root, "")
 		for i := 0; i < b.N; i++ {
 			p.roundTrip(b, toolCall("read_file", map[string]any{"path": "src/fmt/doc.go"}))
 			p.roundTrip(b, toolCall("list_directory", map[string]any{"path": "src/net"}))

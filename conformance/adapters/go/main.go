@@ -69,6 +69,7 @@ type op struct {
 	Config         json.RawMessage `json:"config"`
 	Events         bool            `json:"events"`
 	ChangeRequests bool            `json:"change_requests"`
+	ResultShape    string          `json:"result_shape"`
 	Tool           string          `json:"tool"`
 	Arguments      json.RawMessage `json:"arguments"`
 	// The runner's answer to a change request (op "answer"): Error set fails the callback;
@@ -169,6 +170,7 @@ func (a *adapter) start(o op) map[string]any {
 	if o.ChangeRequests {
 		opts.OnChangeRequest = a.onChangeRequest
 	}
+	opts.ResultShape = o.ResultShape
 	c, err := fsboxclient.Start(context.Background(), opts)
 	if err != nil {
 		return map[string]any{"ok": false, "error": errorJSON(err)}
@@ -206,8 +208,13 @@ func (a *adapter) call(o op) map[string]any {
 	ctx := context.Background()
 	var result any
 	err := errUntyped
-	if h, ok := dispatch[o.Tool]; ok {
-		result, err = h(ctx, a.client, args)
+	// In the text and typed shapes a typed result cannot report what was sent (a text result has
+	// no typed fields, a typed one's Text encodes as ""), so the call goes through Client.Call
+	// and the runner sees the wire result; the SDK's own tests cover the typed methods there.
+	if shape := a.client.Session().ResultShape; shape == fsboxclient.ResultShapeBoth || shape == "" {
+		if h, ok := dispatch[o.Tool]; ok {
+			result, err = h(ctx, a.client, args)
+		}
 	}
 	if errors.Is(err, errUntyped) {
 		result, err = a.client.Call(ctx, o.Tool, args)

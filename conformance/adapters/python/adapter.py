@@ -4,9 +4,12 @@ The conformance runner (fsbox conformance run --target binding:python) starts th
 sends one JSON op per line on stdin; each gets one JSON answer line on stdout. Every call goes
 through the SDK: the typed method of the tool (the generated table in _dispatch_gen.py), or
 Client.call when the tool is unknown or its arguments do not fit the typed signature, so the
-server's own error comes back.
+server's own error comes back. With result_shape "text" every call goes through Client.call (the
+typed methods refuse that shape); with "typed" the typed methods run and the result's text, which
+the SDK fills with "" in that shape, is left out, as the server left it out.
 
-    {"op":"start","binary":..,"root_dir":..,"config":{..},"events":bool,"change_requests":bool}
+    {"op":"start","binary":..,"root_dir":..,"config":{..},"events":bool,"change_requests":bool,
+     "result_shape":..}
     {"op":"call","tool":..,"arguments":{..}}
     {"op":"tools"}
     {"op":"stop"}
@@ -114,6 +117,7 @@ class Adapter:
                 binary=op["binary"],
                 on_event=self.on_event if op.get("events") else None,
                 on_change_request=self.on_change_request if op.get("change_requests") else None,
+                result_shape=op.get("result_shape"),
             )
         except fsbox.FsboxError as e:
             return {"ok": False, "error": error_json(e)}
@@ -138,7 +142,8 @@ class Adapter:
         answer: Answer
         try:
             result = None
-            handler = DISPATCH.get(tool)
+            shape = self.client.initialize_result.result_shape
+            handler = DISPATCH.get(tool) if shape != "text" else None
             if handler is not None:
                 try:
                     result = handler(self.client, arguments)
@@ -146,6 +151,8 @@ class Adapter:
                     result = None  # arguments the typed signature cannot carry
             if result is None:
                 result = self.client.call(tool, arguments).to_wire()
+            if shape == "typed" and result.get("text") == "":
+                del result["text"]
             answer = {"ok": True, "result": result}
         except fsbox.FsboxError as e:
             answer = {"ok": False, "error": error_json(e)}

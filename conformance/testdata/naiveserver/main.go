@@ -104,7 +104,7 @@ func (s *server) handle(line []byte) {
 			tools = append(tools, map[string]any{"name": n, "description": n, "input_schema": map[string]any{"type": "object"}, "output_schema": map[string]any{"type": "object"}})
 		}
 		s.reply(req.ID, map[string]any{"protocol_version": "1", "server_info": map[string]any{"name": "naive", "version": "0"},
-			"root_dir": s.root, "cwd": ".", "tools": tools, "schema_hash": "sha256:0"}, nil)
+			"root_dir": s.root, "cwd": ".", "tools": tools, "schema_hash": "sha256:0", "result_shape": "both"}, nil)
 	case "tools/list":
 		s.reply(req.ID, map[string]any{"tools": []any{}}, nil)
 	case "shutdown":

@@ -52,6 +52,14 @@ type Options struct {
 	// then aborts the call with a fatal change_request_failed error. It runs on its own goroutine
 	// and may call the client; ctx is cancelled when the client closes.
 	OnChangeRequest func(ctx context.Context, req *ChangeRequest) error
+	// ResultShape asks the server for tools/call results of one shape (capabilities.result_shape):
+	// "" or ResultShapeBoth, the default, for every typed field and text; ResultShapeText for
+	// results that carry only their text, for a caller that hands only text to the model and need
+	// not pay to encode and decode the typed fields; ResultShapeTyped for results without their
+	// text (the typed methods then return results whose Text is empty). With ResultShapeText the
+	// typed methods refuse before sending anything, with an error wrapping ErrTextShape: use
+	// Client.Text (or Client.Call for the raw {"text": …}). Any other value fails Start.
+	ResultShape string
 	// Stderr receives the server's stderr. Nil: os.Stderr. Its last lines are also kept for the
 	// error returned when the server exits unexpectedly.
 	Stderr io.Writer
@@ -157,6 +165,9 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 			Events:         new(opts.OnEvent != nil),
 			ChangeRequests: new(opts.OnChangeRequest != nil),
 		},
+	}
+	if opts.ResultShape != "" {
+		params.Capabilities.ResultShape = new(opts.ResultShape)
 	}
 	if opts.Config != nil || opts.RootDir != "" {
 		cfg := Config{}
@@ -276,9 +287,48 @@ func (c *Client) Call(ctx context.Context, name string, args any) (json.RawMessa
 	return r, nil
 }
 
+// Result shapes for Options.ResultShape.
+const (
+	ResultShapeBoth  = "both"
+	ResultShapeText  = "text"
+	ResultShapeTyped = "typed"
+)
+
+// ErrTextShape is wrapped by the error of every typed method of a client started with
+// ResultShape "text": its results carry no typed fields to decode, and a typed result with only
+// Text set would read as an empty listing or a zero size. The call is not sent.
+var ErrTextShape = errors.New(`fsboxclient: the session's result shape is "text"`)
+
+// Text calls the tool name with args (as Call takes them) and returns the text of its result,
+// the part meant for the model, in any result shape but "typed" (whose results carry no text:
+// that is an error). It is the typed way to call a tool with ResultShape "text".
+func (c *Client) Text(ctx context.Context, name string, args any) (string, error) {
+	var r textOnly
+	if err := c.callTool(ctx, name, args, &r); err != nil {
+		return "", err
+	}
+	if r.Text == nil {
+		return "", fmt.Errorf("fsboxclient: %s: the result has no text (the session's result shape is %q)", name, c.session.ResultShape)
+	}
+	return *r.Text, nil
+}
+
+// textOnly decodes the text of a result and nothing else.
+type textOnly struct {
+	Text *string `json:"text"`
+}
+
 // callTool sends tools/call and decodes the result into result. The typed methods of
-// client_gen.go call it.
+// client_gen.go call it; in the "text" shape only Call and Text may (see ErrTextShape).
 func (c *Client) callTool(ctx context.Context, name string, args, result any) error {
+	if c.session != nil && c.session.ResultShape == ResultShapeText {
+		switch result.(type) {
+		case *json.RawMessage, *textOnly:
+		default:
+			return fmt.Errorf("%w: %s: its results carry only text, so there is nothing to decode into %T; use Client.Text or Client.Call, or start without ResultShape %q",
+				ErrTextShape, name, result, ResultShapeText)
+		}
+	}
 	p := ToolsCallParams{Name: name}
 	if args != nil {
 		raw, ok := args.(json.RawMessage)

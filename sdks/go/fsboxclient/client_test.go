@@ -678,3 +678,63 @@ func TestDecodeEvent(t *testing.T) {
 		t.Error("a malformed event decoded")
 	}
 }
+
+// ResultShape "text": Text and Call give the text, the typed methods refuse before sending (a
+// write must not happen behind an error), and the session says the shape.
+func TestResultShapeText(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	both := start(t, Options{RootDir: root})
+	c := start(t, Options{RootDir: root, ResultShape: ResultShapeText})
+	ctx := context.Background()
+	if got := c.Session().ResultShape; got != ResultShapeText {
+		t.Fatalf("Session().ResultShape = %q; want text", got)
+	}
+	want, err := both.ReadFile(ctx, ReadFileParams{Path: "a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := c.Text(ctx, "read_file", map[string]any{"path": "a.txt"})
+	if err != nil || text != want.Text {
+		t.Fatalf("Text = %q, %v; want %q", text, err, want.Text)
+	}
+	raw, err := c.Call(ctx, "read_file", map[string]any{"path": "a.txt"})
+	if err != nil || !strings.HasPrefix(string(raw), `{"text":`) || strings.Contains(string(raw), "total_lines") {
+		t.Fatalf("Call = %s, %v; want only {text}", raw, err)
+	}
+	if _, err := c.ReadFile(ctx, ReadFileParams{Path: "a.txt"}); !errors.Is(err, ErrTextShape) || !strings.Contains(err.Error(), "Client.Text") {
+		t.Fatalf("typed ReadFile in shape text: %v; want ErrTextShape pointing at Client.Text", err)
+	}
+	if _, err := c.WriteFile(ctx, WriteFileParams{Path: "new.txt", Content: "x"}); !errors.Is(err, ErrTextShape) {
+		t.Fatalf("typed WriteFile in shape text: %v; want ErrTextShape", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a refused typed write reached the disk: %v", err)
+	}
+	if both.Session().ResultShape != ResultShapeBoth {
+		t.Fatalf("default shape = %q; want both", both.Session().ResultShape)
+	}
+}
+
+func TestResultShapeTypedAndUnknown(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, Options{RootDir: root, ResultShape: ResultShapeTyped})
+	ctx := context.Background()
+	r, err := c.ReadFile(ctx, ReadFileParams{Path: "a.txt"})
+	if err != nil || r.Text != "" || r.TotalLines != 1 {
+		t.Fatalf("typed ReadFile = %+v, %v; want the typed fields without text", r, err)
+	}
+	if _, err := c.Text(ctx, "read_file", map[string]any{"path": "a.txt"}); err == nil {
+		t.Fatal("Text in shape typed must fail: the result has no text")
+	}
+	_, err = Start(ctx, Options{RootDir: root, ResultShape: "texts"})
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "capabilities.result_shape") {
+		t.Fatalf("unknown shape: %v; want the server's invalid_arguments naming capabilities.result_shape", err)
+	}
+}

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { delimiter, join, resolve } from "node:path";
 
 import { GeneratedClient } from "./client.gen.js";
-import { BinaryNotFoundError, RpcError, SchemaMismatchError } from "./errors.js";
+import { BinaryNotFoundError, ResultShapeError, RpcError, SchemaMismatchError } from "./errors.js";
 import { Transport } from "./transport.js";
 import type { CallOptions } from "./transport.js";
 import { BYTES_FIELDS, PROTOCOL_VERSION, SCHEMA_HASH, TOOL_RESULT_TYPES } from "./types.gen.js";
@@ -81,6 +81,14 @@ export interface ClientOptions {
    * change_request_failed. Setting it turns on capabilities.change_requests.
    */
   onChangeRequest?: (request: ChangeRequest) => void | Promise<void>;
+  /**
+   * What tool results carry (capabilities.result_shape). "both" (the default): the typed fields
+   * and text. "text": only the text, for a program that hands only text to the model; neither
+   * side encodes or parses the typed fields, client.text(name, args) returns the text, and the
+   * typed methods (and call with a tool this SDK knows) reject with ResultShapeError without
+   * sending anything. "typed": the typed fields without text (typed results have text "").
+   */
+  resultShape?: ResultShape;
   /** Who the client is, for the server's logs. */
   clientInfo?: Implementation;
   /** Extra arguments for `fsbox serve`. */
@@ -88,6 +96,9 @@ export interface ClientOptions {
   /** How long close waits for each shutdown step before killing the server. Default 2000 ms. */
   closeTimeoutMs?: number;
 }
+
+/** ResultShape is what tool results carry; see ClientOptions.resultShape. */
+export type ResultShape = "both" | "text" | "typed";
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: "fsbox-typescript", version: VERSION };
 
@@ -133,6 +144,7 @@ export class Client extends GeneratedClient {
         capabilities: {
           events: options.onEvent !== undefined,
           change_requests: options.onChangeRequest !== undefined,
+          ...(options.resultShape === undefined ? {} : { result_shape: options.resultShape }),
         },
       });
       if (session.schema_hash !== SCHEMA_HASH) {
@@ -177,9 +189,35 @@ export class Client extends GeneratedClient {
   call<N extends ToolName>(name: N, args: ToolArguments[N], options?: CallOptions): Promise<ToolResults[N]>;
   call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<UnknownToolResult>;
   async call(name: string, args: object = {}, options?: CallOptions): Promise<unknown> {
-    const result = await this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
     const type = (TOOL_RESULT_TYPES as Record<string, string | undefined>)[name];
+    const shape = this.session.result_shape;
+    if (shape === "text" && type !== undefined) {
+      throw new ResultShapeError(
+        `fsbox: ${name}: the client was started with resultShape "text", so results carry only their text ` +
+          `and there is nothing to decode into a typed result; use client.text(${JSON.stringify(name)}, args), ` +
+          'or start the client without resultShape "text".',
+      );
+    }
+    let result: unknown = await this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+    if (shape === "typed" && typeof result === "object" && result !== null && !("text" in result)) {
+      result = { ...(result as Record<string, unknown>), text: "" };
+    }
     return type === undefined ? result : decodeBytes(type, result);
+  }
+
+  /**
+   * text calls a tool by name and resolves to the text of its result, what the model should see,
+   * in the "both" and "text" result shapes (in "typed" results carry no text: it rejects).
+   */
+  async text(name: string, args: object = {}, options?: CallOptions): Promise<string> {
+    const result: unknown = await this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+    const text = typeof result === "object" && result !== null ? (result as { text?: unknown }).text : undefined;
+    if (typeof text !== "string") {
+      throw new ResultShapeError(
+        `fsbox: ${name}: the result has no text (the session's result shape is ${JSON.stringify(this.session.result_shape)})`,
+      );
+    }
+    return text;
   }
 
   protected callTool<N extends ToolName>(

@@ -6,6 +6,16 @@ export class FsboxError extends Error {
   override name = "FsboxError";
 }
 
+/**
+ * ResultShapeError says a typed tool method (or call with a tool this SDK knows) was used on a
+ * client started with resultShape "text": its results carry only their text, so there is nothing
+ * to fill the typed result with, and nothing was sent. Use client.text(name, args). It is a
+ * mistake in the program, never something to hand to the model.
+ */
+export class ResultShapeError extends FsboxError {
+  override name = "ResultShapeError";
+}
+
 /** BinaryNotFoundError says the fsbox binary could not be located, and how to get it. */
 export class BinaryNotFoundError extends FsboxError {
   override name = "BinaryNotFoundError";

@@ -5,11 +5,12 @@
  */
 export { Client, decodeBytes, PLATFORM_PACKAGES, locateBinary } from "./client.js";
 export { VERSION } from "./version.js";
-export type { ChangeRequest, ChangeRequestEdit, ClientOptions, UnknownToolResult } from "./client.js";
+export type { ChangeRequest, ChangeRequestEdit, ClientOptions, ResultShape, UnknownToolResult } from "./client.js";
 export {
   BinaryNotFoundError,
   ConnectionError,
   FsboxError,
+  ResultShapeError,
   RpcError,
   SchemaMismatchError,
   ToolCallError,

@@ -2,7 +2,7 @@
 // stdin/stdout and performs every call through the SDK's typed methods (DISPATCH, generated), so
 // the shared vectors exercise the binding, not the wire.
 //
-//   {"op":"start", binary, root_dir, config, events, change_requests} → {"ok":true,"initialize":{...}}
+//   {"op":"start", binary, root_dir, config, events, change_requests, result_shape} → {"ok":true,"initialize":{...}}
 //   {"op":"call", tool, arguments}                                    → {"ok":true,"result",...} or {"ok":false,"error",...}
 //   {"op":"tools"} / {"op":"schema"}                                  → {"ok":true,"result":{"tools":[...]}} / the schema bundle
 //   {"op":"stop"}                                                     → {"ok":true}, then exit 0
@@ -11,11 +11,15 @@
 // {"change_request": {...}} and decided by the runner's next line, {"op":"answer", approve, reason,
 // error, decision, content, arguments}: an error makes the callback throw, decision "edit" calls
 // request.edit. Anything else is answered {"ok":false,"skipped":"<reason>"}.
+//
+// With result_shape "text" every call goes through client.text (the typed methods refuse that
+// shape) and the answer is {text}; with "typed" the typed methods run and the text, which the SDK
+// fills with "" in that shape, is left out, as the server left it out.
 
 import { createInterface } from "node:readline";
 
 import { Client, ConnectionError, RpcError, ToolCallError } from "../../../../sdks/typescript/dist/index.js";
-import type { Config, Event } from "../../../../sdks/typescript/dist/index.js";
+import type { Config, Event, ResultShape } from "../../../../sdks/typescript/dist/index.js";
 import { DISPATCH } from "./dispatch.gen.js";
 
 interface StartOp {
@@ -25,6 +29,7 @@ interface StartOp {
   config?: Config;
   events?: boolean;
   change_requests?: boolean;
+  result_shape?: ResultShape;
 }
 
 interface CallOp {
@@ -135,6 +140,7 @@ async function start(op: StartOp): Promise<object> {
     rootDir: op.root_dir,
     ...(op.binary !== undefined && { binary: op.binary }),
     ...(op.config !== undefined && { config: op.config }),
+    ...(op.result_shape !== undefined && { resultShape: op.result_shape }),
     ...(op.events === true && {
       onEvent: (event: Event) => {
         current?.push(event);
@@ -186,8 +192,16 @@ async function call(op: CallOp): Promise<object> {
   current = events;
   const args = op.arguments ?? {};
   try {
+    const shape = client.session.result_shape;
+    if (shape === "text") {
+      return { ok: true, result: { text: await client.text(op.tool, args) }, events };
+    }
     const dispatch = DISPATCH[op.tool];
-    const result = dispatch !== undefined ? await dispatch(client, args) : await client.call(op.tool, args);
+    const result: unknown = dispatch !== undefined ? await dispatch(client, args) : await client.call(op.tool, args);
+    if (shape === "typed" && typeof result === "object" && result !== null && (result as { text?: unknown }).text === "") {
+      const { text: _dropped, ...typed } = result as Record<string, unknown>;
+      return { ok: true, result: typed, events };
+    }
     return { ok: true, result, events };
   } catch (err) {
     return { ok: false, error: errorJSON(err), events };

@@ -18,12 +18,21 @@ generated from the protocol's schema bundle (see _types_gen.py).
 from ._transport import VERSION as __version__
 from ._types_gen import *  # noqa: F403 (the generated wire types, listed in its __all__)
 from ._types_gen import __all__ as _types_all
-from .client import AsyncClient, ChangeRequest, Client, OnChangeRequest, OnEvent, RawResult
+from .client import (
+    AsyncClient,
+    ChangeRequest,
+    Client,
+    OnChangeRequest,
+    OnEvent,
+    RawResult,
+    ResultShape,
+)
 from .errors import (
     BinaryNotFound,
     ConnectionLost,
     FsboxError,
     ProtocolError,
+    ResultShapeError,
     SchemaMismatch,
     ToolFatal,
     ToolRetry,
@@ -42,6 +51,8 @@ __all__ = [  # noqa: PLE0604
     "OnEvent",
     "ProtocolError",
     "RawResult",
+    "ResultShape",
+    "ResultShapeError",
     "ToolFatal",
     "ToolRetry",
     "__version__",

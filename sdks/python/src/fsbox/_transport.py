@@ -82,6 +82,7 @@ def initialize_params(
     *,
     events: bool,
     change_requests: bool,
+    result_shape: str | None = None,
 ) -> dict[str, Any]:
     """The params of initialize: config with root_dir set to the given root."""
     if config is None:
@@ -93,11 +94,14 @@ def initialize_params(
     else:
         raise TypeError(f"config must be an fsbox.Config or a mapping, not {type(config).__name__}")
     wire["root_dir"] = os.path.abspath(os.fspath(root_dir))
+    capabilities: dict[str, Any] = {"events": events, "change_requests": change_requests}
+    if result_shape is not None:
+        capabilities["result_shape"] = result_shape
     return {
         "protocol_version": PROTOCOL_VERSION,
         "client_info": {"name": "fsbox-python", "version": VERSION},
         "config": wire,
-        "capabilities": {"events": events, "change_requests": change_requests},
+        "capabilities": capabilities,
     }
 
 

@@ -13,7 +13,7 @@ import inspect
 import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union
 
 from ._client_gen import AsyncTools, SyncTools
 from ._transport import (
@@ -37,7 +37,7 @@ from ._types_gen import (
     WireError,
     event_from_wire,
 )
-from .errors import FsboxError, ProtocolError, SchemaMismatch
+from .errors import FsboxError, ProtocolError, ResultShapeError, SchemaMismatch
 
 _T = TypeVar("_T")
 
@@ -50,6 +50,11 @@ request.edit(arguments) approve the reviewer's replacement, returning approves, 
 call. May be a coroutine function."""
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+ResultShape = Literal["both", "text", "typed"]
+"""What a tool result carries (capabilities.result_shape): "both" (the default) the typed fields
+and text; "text" only the text, for a program that hands only text to the model; "typed" the
+typed fields without text (the typed results then have ``text == ""``)."""
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -150,7 +155,31 @@ def _decode(decode: Callable[[Mapping[str, Any]], _T], value: Any, what: str) ->
         raise ProtocolError(f"malformed {what} result: {e}") from None
 
 
-def _decode_any_tool(name: str, value: Any) -> ToolResult | RawResult:
+def _decode_shaped(
+    shape: str, name: str, value: Any, decode: Callable[[Mapping[str, Any]], _T]
+) -> _T:
+    """Decode a typed method's result in the session's shape (see ResultShape)."""
+    if shape == "typed" and isinstance(value, dict) and "text" not in value:
+        value = {**value, "text": ""}
+    return _decode(decode, value, name)
+
+
+def _refuse_text_shape(shape: str, name: str) -> None:
+    if shape == "text":
+        raise ResultShapeError(
+            f'fsbox: {name}: the client was started with result_shape="text", so results carry '
+            f"only their text and there is nothing to decode into a typed result; use "
+            f'call({name!r}, arguments).text, or start the client without result_shape="text"'
+        )
+
+
+def _decode_any_tool(shape: str, name: str, value: Any) -> ToolResult | RawResult:
+    if shape == "text":
+        if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+            raise ProtocolError(f"the {name} result has no text: {value!r}")
+        return RawResult(text=value["text"], data=value)
+    if shape == "typed" and isinstance(value, dict) and "text" not in value:
+        value = {**value, "text": ""}
     decode = TOOL_RESULTS.get(name)
     if decode is not None:
         return _decode(decode, value, name)
@@ -159,11 +188,21 @@ def _decode_any_tool(name: str, value: Any) -> ToolResult | RawResult:
     return RawResult(text=value["text"], data=value)
 
 
-def _check_schema(binary: str, result: InitializeResult) -> None:
+def _initialized(binary: str, value: Any) -> InitializeResult:
+    """Decode the initialize result, after checking its schema_hash: a server of another release
+    may send a result of another shape, and that is a SchemaMismatch, not a malformed result."""
+    if isinstance(value, dict):
+        _check_schema(binary, value.get("schema_hash"))
+    result = _decode(InitializeResult.from_wire, value, "initialize")
+    _check_schema(binary, result.schema_hash)
+    return result
+
+
+def _check_schema(binary: str, schema_hash: object) -> None:
     """Refuse a server whose schema_hash is not the one this SDK was generated from."""
-    if result.schema_hash != SCHEMA_HASH:
+    if schema_hash != SCHEMA_HASH:
         raise SchemaMismatch(
-            f"{binary} answers with schema_hash {result.schema_hash!r}, but this SDK (fsbox "
+            f"{binary} answers with schema_hash {schema_hash!r}, but this SDK (fsbox "
             f"{VERSION}) was generated from {SCHEMA_HASH}; use the fsbox binary of the same "
             "release (the platform wheel bundles one), or regenerate the SDK with `fsbox gen`"
         )
@@ -193,6 +232,11 @@ class Client(SyncTools):
             before the call that caused it returns. May be a coroutine function.
         on_change_request: Called with a ChangeRequest before any change touches disk (see
             ChangeRequest). May be a coroutine function; it runs on a private event loop.
+        result_shape: "text" asks the server for results that carry only their text (the
+            typed fields are never encoded nor parsed): ``call(name, arguments)`` then returns
+            a RawResult whose ``text`` is the whole result, and the typed methods raise
+            ResultShapeError without sending anything. "typed" drops the text (typed results
+            have ``text == ""``). Default (None): "both", every field.
 
     Calls may come from many threads at once; they are pipelined over one connection. The
     callbacks must not call the client (that raises RuntimeError): they run on the reader thread.
@@ -212,6 +256,7 @@ class Client(SyncTools):
         binary: PathLike | None = None,
         on_event: OnEvent | None = None,
         on_change_request: OnChangeRequest | None = None,
+        result_shape: ResultShape | None = None,
     ) -> None:
         self._on_event = on_event
         self._on_change_request = on_change_request
@@ -221,14 +266,14 @@ class Client(SyncTools):
             config,
             events=on_event is not None,
             change_requests=on_change_request is not None,
+            result_shape=result_shape,
         )
         found = find_binary(binary)
         self._conn = SyncConnection(found, self._notification, self._request)
         try:
-            self.initialize_result: InitializeResult = _decode(
-                InitializeResult.from_wire, self._conn.request("initialize", params), "initialize"
+            self.initialize_result: InitializeResult = _initialized(
+                found, self._conn.request("initialize", params)
             )
-            _check_schema(found, self.initialize_result)
         except BaseException:
             self.close()
             raise
@@ -251,19 +296,22 @@ class Client(SyncTools):
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult | RawResult:
         """Call a tool by name with wire arguments, as a model's tool call arrives.
 
-        Returns the tool's typed result, or a RawResult for a tool this SDK does not know.
+        Returns the tool's typed result, or a RawResult for a tool this SDK does not know or
+        for every tool when the client was started with result_shape="text".
         Raises ToolRetry for an unknown tool or bad arguments: hand the message to the model.
         """
         result = self._conn.request(
             "tools/call", {"name": name, "arguments": dict(arguments or {})}
         )
-        return _decode_any_tool(name, result)
+        return _decode_any_tool(self.initialize_result.result_shape, name, result)
 
     def _call_tool(
         self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]
     ) -> _T:
+        shape = self.initialize_result.result_shape
+        _refuse_text_shape(shape, name)
         result = self._conn.request("tools/call", {"name": name, "arguments": arguments})
-        return _decode(decode, result, name)
+        return _decode_shaped(shape, name, result, decode)
 
     def close(self) -> None:
         """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""
@@ -326,6 +374,7 @@ class AsyncClient(AsyncTools):
         binary: PathLike | None = None,
         on_event: OnEvent | None = None,
         on_change_request: OnChangeRequest | None = None,
+        result_shape: ResultShape | None = None,
     ) -> None:
         self._on_event = on_event
         self._on_change_request = on_change_request
@@ -334,6 +383,7 @@ class AsyncClient(AsyncTools):
             config,
             events=on_event is not None,
             change_requests=on_change_request is not None,
+            result_shape=result_shape,
         )
         self._binary = binary
         self._conn: AsyncConnection | None = None
@@ -347,9 +397,7 @@ class AsyncClient(AsyncTools):
         self._conn = await AsyncConnection.open(found, self._notification, self._request)
         try:
             result = await self._conn.request("initialize", self._params)
-            initialized = _decode(InitializeResult.from_wire, result, "initialize")
-            _check_schema(found, initialized)
-            self._initialize_result = initialized
+            self._initialize_result = _initialized(found, result)
         except BaseException:
             await self._conn.close()
             raise
@@ -380,15 +428,17 @@ class AsyncClient(AsyncTools):
         result = await self._connection().request(
             "tools/call", {"name": name, "arguments": dict(arguments or {})}
         )
-        return _decode_any_tool(name, result)
+        return _decode_any_tool(self.initialize_result.result_shape, name, result)
 
     async def _call_tool(
         self, name: str, arguments: dict[str, Any], decode: Callable[[Mapping[str, Any]], _T]
     ) -> _T:
+        shape = self.initialize_result.result_shape
+        _refuse_text_shape(shape, name)
         result = await self._connection().request(
             "tools/call", {"name": name, "arguments": arguments}
         )
-        return _decode(decode, result, name)
+        return _decode_shaped(shape, name, result, decode)
 
     async def close(self) -> None:
         """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""

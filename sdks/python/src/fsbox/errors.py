@@ -87,6 +87,15 @@ class SchemaMismatch(ProtocolError):
     """The server's schema_hash is not the one this SDK was generated from: another release."""
 
 
+class ResultShapeError(RuntimeError):
+    """A typed tool method was called on a client started with ``result_shape="text"``.
+
+    Its results carry only their text, so there is nothing to fill the typed result with; the call
+    is not sent. Use ``call(name, arguments)``, whose RawResult has the ``text``. Not an
+    FsboxError: it is a mistake in the program, never something to hand to the model.
+    """
+
+
 class BinaryNotFound(FsboxError):
     """No fsbox binary was found: not given, not in FSBOX_BIN, not on PATH."""
 

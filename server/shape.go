@@ -1,0 +1,193 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/fsbox/fsbox/rpc"
+	"github.com/fsbox/fsbox/schema"
+)
+
+// Result shapes (capabilities.result_shape). A client that forwards only the text of a result to
+// the model asks for "text" and the typed fields are never encoded, so neither side pays for
+// them; "typed" drops the text member. The default, "both", is the result as the engine built it,
+// which is what the bundle's output schemas describe. Only tools/call results are shaped: errors,
+// events, change requests and the other methods' results are the same in every shape.
+
+// resultShape checks the shape a client asked for and returns the one in force ("" is "both").
+// An unknown shape is refused with -32602 invalid_arguments naming the field, before anything of
+// the session exists, so the client may correct it and initialize again.
+func resultShape(caps *schema.ClientCapabilities) (string, error) {
+	if caps == nil {
+		return schema.ResultShapeBoth, nil
+	}
+	switch caps.ResultShape {
+	case "", schema.ResultShapeBoth:
+		return schema.ResultShapeBoth, nil
+	case schema.ResultShapeText, schema.ResultShapeTyped:
+		return caps.ResultShape, nil
+	}
+	// Like a bad config: not retryable by a model, the host must fix its client.
+	return "", &rpc.Error{Code: schema.CodeInvalidParams, Data: schema.ErrorData{Kind: "invalid_arguments"},
+		Message: fmt.Sprintf("capabilities.result_shape: unknown result shape %q; use %q, %q or %q",
+			caps.ResultShape, schema.ResultShapeBoth, schema.ResultShapeText, schema.ResultShapeTyped)}
+}
+
+// shaped returns what goes on the wire for res, a tool's *schema.XxxResult, in shape. It fails
+// only for a result without a text field, which is a bug in the engine.
+func shaped(res any, shape string) (any, error) {
+	switch shape {
+	case schema.ResultShapeText:
+		text, err := resultText(res)
+		if err != nil {
+			return nil, err
+		}
+		return textResult{Text: text}, nil
+	case schema.ResultShapeTyped:
+		return typedResult{res}, nil
+	}
+	return res, nil
+}
+
+// textResult is the whole result in the "text" shape: one string member, so encoding it costs
+// one string escape and nothing of the typed fields.
+type textResult struct {
+	Text string `json:"text"`
+}
+
+// resultText reads the text field of a result struct (or pointer to one) without encoding it.
+func resultText(res any) (string, error) {
+	v := reflect.ValueOf(res)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "", fmt.Errorf("result shape text: nil %T", res)
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return "", fmt.Errorf("result shape text: %T is not a result struct", res)
+	}
+	i, ok := textFieldIndex(v.Type())
+	if !ok {
+		return "", fmt.Errorf("result shape text: %T has no text field", res)
+	}
+	return v.Field(i).String(), nil
+}
+
+var textFields sync.Map // reflect.Type → int (the index of the field tagged json:"text"), or -1
+
+func textFieldIndex(t reflect.Type) (int, bool) {
+	if i, ok := textFields.Load(t); ok {
+		return i.(int), i.(int) >= 0
+	}
+	idx := -1
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type.Kind() == reflect.String && f.Tag.Get("json") == "text" {
+			idx = i
+			break
+		}
+	}
+	textFields.Store(t, idx)
+	return idx, idx >= 0
+}
+
+// typedResult encodes a result without its top-level "text" member. It encodes the whole result
+// and cuts the member out of the bytes (simpler than a second set of result types, and "typed"
+// does not promise to save the encoding of the text, only to keep it off the wire).
+type typedResult struct{ v any }
+
+func (t typedResult) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(t.v); err != nil {
+		return nil, err
+	}
+	return cutMember(bytes.TrimRight(buf.Bytes(), "\n"), "text"), nil
+}
+
+// cutMember returns obj, a compact JSON object as encoding/json writes it, without its top-level
+// member named key (written without escapes, as encoding/json writes field names). Anything else,
+// or an object without the member, is returned unchanged.
+func cutMember(obj []byte, key string) []byte {
+	if len(obj) < 2 || obj[0] != '{' {
+		return obj
+	}
+	want := `"` + key + `"`
+	for i := 1; i < len(obj) && obj[i] == '"'; {
+		start := i
+		k := skipString(obj, i)
+		if k >= len(obj) || obj[k] != ':' {
+			return obj
+		}
+		end := skipValue(obj, k+1)
+		if end > len(obj) {
+			return obj
+		}
+		if string(obj[start:k]) == want {
+			switch {
+			case end < len(obj) && obj[end] == ',': // a member follows: drop "key":value,
+				return append(obj[:start:start], obj[end+1:]...)
+			case start > 1: // the last member: drop ,"key":value
+				return append(obj[:start-1:start-1], obj[end:]...)
+			default: // the only member
+				return append(obj[:1:1], obj[end:]...)
+			}
+		}
+		if end >= len(obj) || obj[end] != ',' {
+			return obj
+		}
+		i = end + 1
+	}
+	return obj
+}
+
+// skipString returns the index just past the JSON string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the compact JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+		i++
+	}
+	return i
+}
