@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/rpc"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -132,8 +133,8 @@ func TestCutMember(t *testing.T) {
 		`{"a":"text","b":true}`:                  `{"a":"text","b":true}`,
 		`{"texts":1,"text":null}`:                `{"texts":1}`,
 	} {
-		if got := string(cutMember([]byte(in), "text")); got != want {
-			t.Errorf("cutMember(%s) = %s; want %s", in, got, want)
+		if got := string(rpc.CutMember([]byte(in), "text")); got != want {
+			t.Errorf("CutMember(%s) = %s; want %s", in, got, want)
 		}
 	}
 }
