@@ -303,7 +303,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		}
 	}
 	committed = true
-	syncDir(dir, lock.f)
+	syncDir(lock.f)
 	return !exists, nil
 }
 
@@ -320,10 +320,7 @@ func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root)
 	}
 	l, err := lockDir(c.ctx, dir)
 	if err != nil {
-		if c.ctx.Err() != nil {
-			return nil, cancelled(s.op, c.ctx.Err())
-		}
-		return nil, e.writeError(s.op, r, err)
+		return nil, e.lockError(c, s.op, r, err)
 	}
 	return l, nil
 }
@@ -484,19 +481,10 @@ func writeTemp(dir *os.Root, dirFile *os.File, content []byte, mode fs.FileMode,
 	return name, nil
 }
 
-// syncDir fsyncs a directory so a rename in it survives a crash; failures are ignored (some
-// filesystems cannot sync directories, and the data itself is already synced). dirFile, when
-// set, is dir itself, open: it is synced without opening the directory again.
-func syncDir(dir *os.Root, dirFile *os.File) {
-	if dirFile != nil {
-		dirFile.Sync()
-		return
-	}
-	if d, err := dir.Open("."); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
+// syncDir fsyncs a directory, open as dirFile (the directory lock's descriptor), so a rename in
+// it survives a crash; failures are ignored (some filesystems cannot sync directories, and the
+// data itself is already synced).
+func syncDir(dirFile *os.File) { dirFile.Sync() }
 
 // writeError maps an error writing r: ENOSPC, EROFS and EIO are fatal kinds, the rest as
 // osError.

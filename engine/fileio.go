@@ -30,12 +30,6 @@ func (e *Engine) openRegular(op string, r *resolved) (entryFile, fs.FileInfo, *E
 	}
 	f, fi, err := e.openFileAt(r.rel)
 	if err != nil {
-		if err == errDirSwapped {
-			return nil, nil, errChanged(op, r)
-		}
-		if err == errRootGone {
-			return nil, nil, errorf(op, "", kindNotFound, "The root directory no longer exists.")
-		}
 		return nil, nil, e.openError(op, r, err)
 	}
 	if !fi.Mode().IsRegular() {
@@ -47,6 +41,16 @@ func (e *Engine) openRegular(op string, r *resolved) (entryFile, fs.FileInfo, *E
 		return nil, nil, errChanged(op, r)
 	}
 	return f, fi, nil
+}
+
+// openResolved opens the regular file at the resolved root-relative path rel for reading and
+// checks that it is want (openRegular): walkers use it for the targets of symlinked entries.
+func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
+	f, fi, err := e.openRegular("", &resolved{spelling: rel, lexical: rel, rel: rel, exists: true, info: want})
+	if err != nil {
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
 }
 
 // maxReopens bounds how often openStable re-resolves a file that was replaced under it.
@@ -86,10 +90,14 @@ func (e *Engine) wantRegular(op string, r *resolved) *Error {
 	return nil
 }
 
-// openError maps an error of opening r: a swap the os.Root refused, or a path that vanished or
-// changed type, is changed_during_request; the rest go through osError.
+// openError maps an error of opening r: a swap the os.Root or the descriptor walk refused
+// (errDirSwapped), or a path that vanished or changed type, is changed_during_request; a root
+// deleted meanwhile (errRootGone) is not_found; the rest go through osError.
 func (e *Engine) openError(op string, r *resolved, err error) *Error {
-	if isRootEscape(err) {
+	switch {
+	case err == errRootGone:
+		return errRootGoneFor(op)
+	case err == errDirSwapped, isRootEscape(err):
 		return errChanged(op, r)
 	}
 	switch {
@@ -101,6 +109,11 @@ func (e *Engine) openError(op string, r *resolved, err error) *Error {
 		return errNotRegular(op, r)
 	}
 	return osError(op, r.rel, r.spelling, err)
+}
+
+// errRootGoneFor is the error of a call whose root directory was deleted while the engine runs.
+func errRootGoneFor(op string) *Error {
+	return errorf(op, "", kindNotFound, "The root directory no longer exists.")
 }
 
 // errNotRegular is the error for a FIFO, socket or device.

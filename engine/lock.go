@@ -97,28 +97,30 @@ func (l *dirLock) unlock() {
 // as commitSpec.held and unlocks it after.
 func (e *Engine) lockParent(c *call, r *resolved) (*dirLock, *Error) {
 	dirRel, _ := parentRel(r.rel)
+	var l *dirLock
+	var err error
 	if f, ok := openDirFile(e, dirRel); ok {
-		l, err := lockFile(c.ctx, f)
-		if err != nil {
-			if c.ctx.Err() != nil {
-				return nil, cancelled(c.tool, c.ctx.Err())
-			}
-			return nil, e.writeError(c.tool, r, err)
+		l, err = lockFile(c.ctx, f)
+	} else {
+		// No descriptor walk here, or it failed: openParent says precisely why.
+		dir, derr := e.openParent(c.tool, r, dirRel)
+		if derr != nil {
+			return nil, derr
 		}
-		return l, nil
+		defer dir.Close()
+		l, err = lockDir(c.ctx, dir)
 	}
-	// No descriptor walk here, or it failed: openParent says precisely why.
-	dir, derr := e.openParent(c.tool, r, dirRel)
-	if derr != nil {
-		return nil, derr
-	}
-	defer dir.Close()
-	l, err := lockDir(c.ctx, dir)
 	if err != nil {
-		if c.ctx.Err() != nil {
-			return nil, cancelled(c.tool, c.ctx.Err())
-		}
-		return nil, e.writeError(c.tool, r, err)
+		return nil, e.lockError(c, c.tool, r, err)
 	}
 	return l, nil
+}
+
+// lockError maps a failure to take a directory lock for op on r: the call's cancellation while
+// it waited, else a write error.
+func (e *Engine) lockError(c *call, op string, r *resolved, err error) *Error {
+	if c.ctx.Err() != nil {
+		return cancelled(op, c.ctx.Err())
+	}
+	return e.writeError(op, r, err)
 }

@@ -44,22 +44,13 @@ func lockExclusive(ctx context.Context, f *os.File) (held bool, err error) {
 
 // flockFile runs flock(2) on f's descriptor, retrying on EINTR.
 func flockFile(f *os.File, how int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
+	return withFd(f, func(fd int) error {
 		for {
-			ferr = syscall.Flock(int(fd), how)
-			if ferr != syscall.EINTR {
-				return
+			if err := syscall.Flock(fd, how); err != syscall.EINTR {
+				return err
 			}
 		}
-	}); err != nil {
-		return err
-	}
-	return ferr
+	})
 }
 
 // lockUnsupported reports a flock error that means the file system cannot lock (NFS refuses

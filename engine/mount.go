@@ -52,8 +52,9 @@ type mount struct {
 // mountTable is the engine's mounts; nil when there are none.
 type mountTable struct {
 	list      []*mount
-	at        map[string]*mount // by mount point
-	ancestors map[string]bool   // every proper ancestor of a mount point, "." included
+	at        map[string]*mount   // by mount point
+	ancestors map[string]bool     // every proper ancestor of a mount point, "." included
+	names     map[string][]string // directory → the names of the mount points in it
 }
 
 // mountPos is where a directory handle sits in the stitched namespace (rule 1): t and rel are set
@@ -95,11 +96,12 @@ func (p mountPos) child(name string) mountPos {
 // guards reports whether the entry name of the handle at p is a mount point or above one, so that
 // removing, moving or replacing it would take a mount with it.
 func (p mountPos) guards(name string) bool {
-	if p.t == nil {
-		return false
-	}
-	rel := joinChild(p.rel, name)
-	return p.t.at[rel] != nil || p.t.ancestors[rel]
+	return p.t != nil && p.t.guards(joinChild(p.rel, name))
+}
+
+// guards reports whether rel is a mount point or a directory above one (nil-safe).
+func (t *mountTable) guards(rel string) bool {
+	return t != nil && (t.at[rel] != nil || t.ancestors[rel])
 }
 
 // changeErr is the error a handle at p answers for a change of its entry name (rule 4), or nil.
@@ -119,12 +121,7 @@ func (p mountPos) mountEntries(ents []fs.DirEntry) []fs.DirEntry {
 	if p.t == nil {
 		return ents
 	}
-	var names []string
-	for _, m := range p.t.list {
-		if dir, name := parentRel(m.path); dir == p.rel {
-			names = append(names, name)
-		}
-	}
+	names := p.t.names[p.rel]
 	if len(names) == 0 {
 		return ents
 	}
@@ -188,14 +185,6 @@ func (e *Engine) rootFor(rel string) (*os.Root, string, *mount) {
 	return e.root, rel, nil
 }
 
-// mountGuarded reports whether rel is a mount point or an ancestor of one (rule 4).
-func (e *Engine) mountGuarded(rel string) bool {
-	if e.mounts == nil {
-		return false
-	}
-	return e.mounts.at[rel] != nil || e.mounts.ancestors[rel]
-}
-
 // errMountPoint is the refusal of removing, moving or replacing a mount point or a directory
 // above one.
 func errMountPoint(op string, r *resolved) *Error {
@@ -243,7 +232,7 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 	if len(src) == 0 {
 		return nil
 	}
-	t := &mountTable{at: map[string]*mount{}, ancestors: map[string]bool{}}
+	t := &mountTable{at: map[string]*mount{}, ancestors: map[string]bool{}, names: map[string][]string{}}
 	fail := func(err *Error) *Error {
 		t.close()
 		return err
@@ -289,7 +278,7 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 		}
 		// The parent must be a real directory of the root, reached without symlinks, or the
 		// handles (which know real paths) would never meet the mount point.
-		parent, _ := parentRel(rel)
+		parent, base := parentRel(rel)
 		if r, rerr := e.resolveRel("new", parent); rerr != nil || !r.exists || !r.info.IsDir() || r.rel != parent {
 			return fail(configError("%s.path %s: its parent must be a directory in the root, reached without symlinks", field, pyRepr(sm.Path)))
 		}
@@ -313,6 +302,7 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 		}
 		t.list = append(t.list, m)
 		t.at[rel] = m
+		t.names[parent] = append(t.names[parent], base)
 		t.ancestors["."] = true
 		for _, a := range ancestors(rel) {
 			t.ancestors[a] = true

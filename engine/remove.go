@@ -69,7 +69,7 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 	if t.r.rel == "." {
 		return nil, errorf(op, ".", kindInvalidArguments, "Path %s is the workspace root, which cannot be changed by %s.", pyRepr(p), op)
 	}
-	if e.mountGuarded(t.r.rel) {
+	if e.mounts.guards(t.r.rel) {
 		return nil, errMountPoint(op, t.r)
 	}
 	fi, err := t.lstat(e)

@@ -130,7 +130,7 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	var last fs.FileInfo
 	h, err := openDirHandle(e, ".", nil)
 	if err == errRootGone {
-		return nil, errorf(op, "", kindNotFound, "The root directory no longer exists.")
+		return nil, errRootGoneFor(op)
 	}
 	if err != nil {
 		return nil, osError(op, ".", spelling, err)

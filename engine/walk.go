@@ -103,9 +103,6 @@ func (e *Engine) openWalkRoot(c *call, spelling string, allowFile bool) (*resolv
 	// The handle is checked to be the directory resolve saw, so a swap in between cannot redirect
 	// the walk (os.Root already keeps it inside the root).
 	h, oerr := openDirHandle(e, r.rel, r.info)
-	if oerr == errDirSwapped {
-		return nil, nil, errChanged(c.tool, r)
-	}
 	if oerr != nil {
 		return nil, nil, e.openError(c.tool, r, oerr)
 	}

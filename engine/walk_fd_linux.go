@@ -82,22 +82,16 @@ func (m *mount) handle() (dirHandle, error) { return rootHandle(m.top, mountPos{
 // relative to a reused descriptor number.
 // A root whose directory was deleted is errRootGone.
 func rootHandle(top *os.File, pos mountPos) (dirHandle, error) {
-	rc, err := top.SyscallConn()
-	if err != nil {
-		return dirHandle{}, err
-	}
 	fd := -1
-	var derr error
 	// A new open of "." rather than a dup: a duplicate would share the directory offset that
 	// getdents advances, so a second listing would come back empty.
-	cerr := rc.Control(func(s uintptr) {
-		fd, derr = openat(int(s), ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	err := withFd(top, func(s int) error {
+		var oerr error
+		fd, oerr = openat(s, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+		return oerr
 	})
-	if cerr != nil {
-		return dirHandle{}, cerr
-	}
-	if derr != nil {
-		return dirHandle{}, derr
+	if err != nil {
+		return dirHandle{}, err
 	}
 	h := dirHandle{fd: fd, mnt: pos}
 	// The os.Root keeps its directory open even after the root is deleted; a deleted directory
@@ -122,8 +116,7 @@ func rootHandle(top *os.File, pos mountPos) (dirHandle, error) {
 func confirmResolved(e *Engine, rel string, want fs.FileInfo) bool { return true }
 
 // openFileAt opens the root-relative rel for reading by descriptor: its directory one O_NOFOLLOW
-// component at a time from the root (openDirHandle), the file itself with O_NOFOLLOW and
-// O_NONBLOCK (a FIFO swapped in opens at once and fails the caller's type check), then fstat.
+// component at a time from the root (openDirHandle), then the file itself (openRead).
 func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 	dir, name := parentRel(rel)
 	h, err := openDirHandle(e, dir, nil)
@@ -131,46 +124,29 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer h.close()
-	if h.mnt.mountAt(name) != nil {
-		return nil, nil, syscall.EISDIR
-	}
-	fd, err := openat(h.fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	f, fi, err := h.openRead(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	fi := &statInfo{name: name}
-	if err := syscall.Fstat(fd, &fi.st); err != nil {
-		syscall.Close(fd)
-		return nil, nil, err
-	}
-	return rawFile(fd), fi, nil
+	return f, fi, nil
 }
 
 // createTemp creates the new file name (O_EXCL, never following a link) in the directory dirFile
-// holds, by openat on its descriptor: a blocking descriptor that os.NewFile keeps out of the
-// runtime poller (an os.Root open registers every file with it, five system calls wasted).
-func createTemp(dir *os.Root, dirFile *os.File, name string, perm fs.FileMode) (*os.File, error) {
-	if dirFile == nil {
-		return dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, perm)
-	}
-	rc, err := dirFile.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
+// holds (dir, open), by openat on its descriptor: a blocking descriptor that os.NewFile keeps out
+// of the runtime poller (an os.Root open registers every file with it, five system calls wasted).
+func createTemp(_ *os.Root, dirFile *os.File, name string, perm fs.FileMode) (*os.File, error) {
 	fd := -1
-	var oerr error
-	if cerr := rc.Control(func(s uintptr) {
+	err := withFd(dirFile, func(s int) error {
 		for {
-			fd, oerr = syscall.Openat(int(s), name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm))
+			var oerr error
+			fd, oerr = syscall.Openat(s, name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm))
 			if oerr != syscall.EINTR {
-				return
+				return oerr
 			}
 		}
-	}); cerr != nil {
-		return nil, cerr
-	}
-	if oerr != nil {
-		return nil, &fs.PathError{Op: "openat", Path: name, Err: oerr}
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
 	return os.NewFile(uintptr(fd), name), nil
 }
@@ -183,29 +159,6 @@ func openDirFile(e *Engine, rel string) (*os.File, bool) {
 		return nil, false
 	}
 	return os.NewFile(uintptr(h.fd), "."), true
-}
-
-// openResolved opens the regular file at the resolved root-relative path rel for reading, by
-// descriptor from the root with O_NOFOLLOW at every component (see openDirHandle), and checks
-// that it is want. Walkers use it for the targets of symlinked entries.
-func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
-	dir, name := parentRel(rel)
-	h, err := openDirHandle(e, dir, nil)
-	if err != nil {
-		return nil, 0, false
-	}
-	defer h.close()
-	f, size, ok := h.openEntry(name, false)
-	if !ok {
-		return nil, 0, false
-	}
-	var st syscall.Stat_t
-	ws, isStat := want.Sys().(*syscall.Stat_t)
-	if err := syscall.Fstat(int(f.(rawFile)), &st); err != nil || !isStat || ws.Dev != st.Dev || ws.Ino != st.Ino {
-		f.Close()
-		return nil, 0, false
-	}
-	return f, size, true
 }
 
 func (h dirHandle) close() { syscall.Close(h.fd) }
@@ -330,19 +283,34 @@ func (h dirHandle) lstat(name string) (fs.FileInfo, error) {
 // swapped in cannot block; then fstat keeps regular files only and gives the size. The second
 // argument is for the portable version.
 func (h dirHandle) openEntry(name string, _ bool) (entryFile, int64, bool) {
-	if h.mnt.mountAt(name) != nil {
-		return nil, 0, false // a directory
-	}
-	fd, err := openat(h.fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	f, fi, err := h.openRead(name)
 	if err != nil {
 		return nil, 0, false
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		syscall.Close(fd)
+	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, 0, false
 	}
-	return rawFile(fd), st.Size, true
+	return f, fi.Size(), true
+}
+
+// openRead opens the entry name for reading with O_NOFOLLOW and O_NONBLOCK (a FIFO swapped in
+// opens at once, for the caller's type check to refuse) and fstats the descriptor. A mount point
+// is a directory: EISDIR.
+func (h dirHandle) openRead(name string) (rawFile, *statInfo, error) {
+	if h.mnt.mountAt(name) != nil {
+		return 0, nil, syscall.EISDIR
+	}
+	fd, err := openat(h.fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
+	if err != nil {
+		return 0, nil, err
+	}
+	fi := &statInfo{name: name}
+	if err := syscall.Fstat(fd, &fi.st); err != nil {
+		syscall.Close(fd)
+		return 0, nil, err
+	}
+	return rawFile(fd), fi, nil
 }
 
 func openat(dirfd int, name string, flags int) (int, error) {

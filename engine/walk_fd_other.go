@@ -157,16 +157,6 @@ func sortTyped(ents []fs.DirEntry) bool { return false }
 // openDirFile has no descriptor walk here: lockParent goes through openParent.
 func openDirFile(e *Engine, rel string) (*os.File, bool) { return nil, false }
 
-// openResolved opens the regular file at the resolved root-relative path rel for reading and
-// checks that it is want (see the Linux version).
-func openResolved(e *Engine, rel string, want fs.FileInfo) (entryFile, int64, bool) {
-	f, fi, err := e.openRegular("", &resolved{spelling: rel, lexical: rel, rel: rel, exists: true, info: want})
-	if err != nil {
-		return nil, 0, false
-	}
-	return f, fi.Size(), true
-}
-
 // confirmResolved is statResolved: os.Root's Lstat in walkComponents follows in-root symlinks.
 func confirmResolved(e *Engine, rel string, want fs.FileInfo) bool { return statResolved(e, rel, want) }
 
