@@ -521,10 +521,7 @@ const (
 // names returns the names the layer p matches r against: the resolved path and the spelling,
 // deduplicated and relative to p's root, optionally with every ancestor of each.
 func (p *accessPolicy) names(r *resolved, withAncestors bool) []string {
-	out := []string{p.frame(r.rel)}
-	if r.lexical != "" && r.lexical != r.rel {
-		out = append(out, p.frame(r.lexical))
-	}
+	out := p.ownNames(nil, r)
 	if withAncestors {
 		base := out
 		out = append([]string(nil), base...)
@@ -533,6 +530,16 @@ func (p *accessPolicy) names(r *resolved, withAncestors bool) []string {
 		}
 	}
 	return out
+}
+
+// ownNames appends to buf the names of r itself (no ancestors): its resolved path and, when it
+// differs, its spelling, relative to p's root.
+func (p *accessPolicy) ownNames(buf []string, r *resolved) []string {
+	buf = append(buf, p.frame(r.rel))
+	if r.lexical != "" && r.lexical != r.rel {
+		buf = append(buf, p.frame(r.lexical))
+	}
+	return buf
 }
 
 // frame turns a session-root-relative name into one relative to the layer's root.
@@ -667,11 +674,7 @@ func (e *Engine) canRead(r *resolved) bool {
 func (e *Engine) canReadEntry(r *resolved) bool {
 	var buf [2]string
 	for _, p := range e.policies {
-		names := append(buf[:0], p.frame(r.rel))
-		if r.lexical != "" && r.lexical != r.rel {
-			names = append(names, p.frame(r.lexical))
-		}
-		if _, err := p.checkNames("", r, accessRead, names); err != nil {
+		if _, err := p.checkNames("", r, accessRead, p.ownNames(buf[:0], r)); err != nil {
 			return false
 		}
 	}

@@ -300,7 +300,9 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		}
 	}
 	ent.dir = ent.mode.IsDir()
-	if f.filters && !(ent.link && f.e.canRead(r) || !ent.link && f.e.canReadEntry(r)) {
+	// A link resolved elsewhere is matched with every name, ancestors included; any other entry's
+	// ancestors are the walk's, already checked.
+	if f.filters && (ent.link && !f.e.canRead(r) || !ent.link && !f.e.canReadEntry(r)) {
 		f.hidden.Access++
 		return walkEntry{}, false
 	}
