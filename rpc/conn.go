@@ -130,7 +130,8 @@ func (c *Conn) dispatch(msg *message) (tookOver bool) {
 	if msg.method == CancelMethod {
 		c.cancelRequest(msg.params)
 		if msg.kind == kindRequest {
-			c.writeLine(appendResponseOrInternal(getLine(), msg.id, nil), true)
+			line, _ := appendResponse(getLine(), msg.id, nil, nil) // a null result always encodes
+			c.writeLine(line, true)
 		}
 		return false
 	}
@@ -227,7 +228,7 @@ func (j *job) run(ctx context.Context) {
 	finished = true
 	j.c.finish()
 	if direct {
-		j.c.out.writeReserved(line, j.c.closing, j.c.Close)
+		j.c.out.write(line, j.c.closing, j.c.Close)
 	}
 }
 
@@ -243,7 +244,7 @@ func (j *job) runWhenSlotFree(ctx context.Context) {
 		line, direct := j.answer(nil, j.ctx.Err()) // as if the handler had returned at once
 		j.c.finish()
 		if direct {
-			j.c.out.writeReserved(line, j.c.closing, j.c.Close)
+			j.c.out.write(line, j.c.closing, j.c.Close)
 		}
 		return
 	}
@@ -346,15 +347,6 @@ func (j *job) flushHeld() error {
 		return j.c.writeLine(line, false)
 	}
 	return nil
-}
-
-// appendResponseOrInternal appends a response carrying result, or -32603 if it cannot encode.
-func appendResponseOrInternal(line []byte, id json.RawMessage, result any) []byte {
-	out, err := appendResponse(line, id, result, nil)
-	if err != nil {
-		return appendErrorResponse(line, id, &Error{Code: CodeInternalError, Message: msgInternal})
-	}
-	return out
 }
 
 // call runs the handler, turning a panic into an error.

@@ -72,7 +72,7 @@ func (g *gate) leave(size int) {
 // does not. A line is written whole by one Write, in the order lines were admitted.
 //
 // Two ways in: enqueue queues the line for the writing goroutine; reserve, used for a reply
-// once its handler has returned, tells the caller to write the line itself (writeReserved)
+// once its handler has returned, tells the caller to write the line itself (write)
 // when nothing is queued or being written, which saves waking the writing goroutine on the
 // common path of one request at a time. Both wait while the queue holds max bytes or more (a
 // line alone always fits), so a peer that stops reading stops, in turn, every writer: handlers
@@ -113,7 +113,7 @@ func (o *outbox) enqueue(line []byte, closed <-chan struct{}) error {
 }
 
 // reserve admits line like enqueue, but reports direct when nothing is queued or being written:
-// the caller must then write it with writeReserved, which it may do after counting itself out
+// the caller must then write it with write, which it may do after counting itself out
 // of whatever Serve waits for, since drain already counts the line.
 func (o *outbox) reserve(line []byte, closed <-chan struct{}) (direct bool, err error) {
 	return o.admit(line, closed, true)
@@ -154,12 +154,6 @@ func (o *outbox) admit(line []byte, closed <-chan struct{}, mayDirect bool) (boo
 	o.signal()
 	o.mu.Unlock()
 	return false, nil
-}
-
-// writeReserved writes a line reserve admitted as direct, unless closed is closed by now;
-// after a failed write it calls fail. It returns the line's buffer to the pool.
-func (o *outbox) writeReserved(line []byte, closed <-chan struct{}, fail func() error) {
-	o.write(line, closed, fail)
 }
 
 // write writes one admitted line (o.writing set by the caller) and accounts for it.

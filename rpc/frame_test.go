@@ -295,3 +295,17 @@ func decoderMembers(t *testing.T, obj []byte) (map[string]json.RawMessage, strin
 	}
 	return m, ""
 }
+
+// Only json.Marshal's HTML escapes send a line through the unescape pass; the \u00XX escapes of
+// control characters (ESC, NUL), which are everywhere in terminal output, do not.
+func TestHasHTMLEscape(t *testing.T) {
+	for in, want := range map[string]bool{
+		`"a\u003cb"`: true, `"\u0026"`: true, `"x\u003e"`: true,
+		`"\u001b[31mred\u001b[0m"`: false, `"\u0000"`: false, `"plain"`: false, `"\u00"`: false,
+		`"\u001b then \u003c"`: true,
+	} {
+		if got := hasHTMLEscape([]byte(in)); got != want {
+			t.Errorf("hasHTMLEscape(%s) = %v; want %v", in, got, want)
+		}
+	}
+}

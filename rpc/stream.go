@@ -194,11 +194,28 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 	}
 	out := buf.Bytes()
 	out = out[:len(out)-1] // Encode's newline
-	if bytes.Contains(out[start:], []byte(`\u00`)) {
+	if hasHTMLEscape(out[start:]) {
 		body := append([]byte(nil), out[start:]...)
 		out = appendUnescapedHTML(out[:start], body)
 	}
 	return out, nil
+}
+
+// hasHTMLEscape reports whether b may hold json.Marshal's HTML escapes (\u003c, \u003e,
+// \u0026). Other \u00XX escapes, which encoding/json writes for every control character (an
+// ANSI colour's ESC, a NUL), do not count: they stay as they are, and a reply full of them is
+// not copied and scanned a second time.
+func hasHTMLEscape(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u00`))
+		if i < 0 || i+6 > len(b) {
+			return false
+		}
+		if _, ok := htmlEscapes[string(b[i+4:i+6])]; ok {
+			return true
+		}
+		b = b[i+4:]
+	}
 }
 
 // writeError writes an error reply of our own, to id (nil for "id": null).
@@ -218,7 +235,7 @@ func (c *Conn) writeLine(line []byte, direct bool) error {
 	}
 	ok, err := c.out.reserve(line, c.closing)
 	if ok {
-		c.out.writeReserved(line, c.closing, c.Close)
+		c.out.write(line, c.closing, c.Close)
 	}
 	return err
 }
