@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -376,8 +375,8 @@ func (e *Engine) applyReview(c *call, fn toolFunc, ed *reviewerEdit) (any, error
 	res, err := fn(e, c, ed.args)
 	scrub := e.reviewerPaths(ed.args)
 	if err == nil {
-		if t := reflect.ValueOf(res).Elem().FieldByName("Text"); t.IsValid() && t.Kind() == reflect.String {
-			t.SetString(scrub.Replace(t.String()))
+		if text, ok := schema.ResultText(res); ok {
+			schema.SetResultText(res, scrub.Replace(text))
 		}
 		return res, nil
 	}

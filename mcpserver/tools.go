@@ -112,14 +112,19 @@ func resultOf(res any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encoding a result: %w", err)
 	}
-	var t struct {
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("mcp: decoding a result's text: %w", err)
+	text, ok := schema.ResultText(res)
+	if !ok {
+		// A compatibility tool's map result: read its text from the encoding.
+		var t struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(data, &t); err != nil {
+			return nil, fmt.Errorf("mcp: decoding a result's text: %w", err)
+		}
+		text = t.Text
 	}
 	out := &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: t.Text}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(data),
 	}
 	if media := mediaContent(res); media != nil {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"sync"
 
 	"github.com/fsbox/fsbox/rpc"
 	"github.com/fsbox/fsbox/schema"
@@ -41,9 +39,9 @@ func resultShape(caps *schema.ClientCapabilities) (string, error) {
 func shaped(res any, shape string) (any, error) {
 	switch shape {
 	case schema.ResultShapeText:
-		text, err := resultText(res)
-		if err != nil {
-			return nil, err
+		text, ok := schema.ResultText(res)
+		if !ok {
+			return nil, fmt.Errorf("result shape text: %T has no text field", res)
 		}
 		return textResult{Text: text}, nil
 	case schema.ResultShapeTyped:
@@ -56,43 +54,6 @@ func shaped(res any, shape string) (any, error) {
 // one string escape and nothing of the typed fields.
 type textResult struct {
 	Text string `json:"text"`
-}
-
-// resultText reads the text field of a result struct (or pointer to one) without encoding it.
-func resultText(res any) (string, error) {
-	v := reflect.ValueOf(res)
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return "", fmt.Errorf("result shape text: nil %T", res)
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return "", fmt.Errorf("result shape text: %T is not a result struct", res)
-	}
-	i, ok := textFieldIndex(v.Type())
-	if !ok {
-		return "", fmt.Errorf("result shape text: %T has no text field", res)
-	}
-	return v.Field(i).String(), nil
-}
-
-var textFields sync.Map // reflect.Type → int (the index of the field tagged json:"text"), or -1
-
-func textFieldIndex(t reflect.Type) (int, bool) {
-	if i, ok := textFields.Load(t); ok {
-		return i.(int), i.(int) >= 0
-	}
-	idx := -1
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Type.Kind() == reflect.String && f.Tag.Get("json") == "text" {
-			idx = i
-			break
-		}
-	}
-	textFields.Store(t, idx)
-	return idx, idx >= 0
 }
 
 // typedResult encodes a result without its top-level "text" member. It encodes the whole result
