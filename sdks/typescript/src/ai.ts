@@ -71,8 +71,9 @@ async function callTool(
   signal: AbortSignal | undefined,
 ): Promise<string> {
   try {
-    const result = await client.call(name, input, signal === undefined ? undefined : { signal });
-    return result.text;
+    // The text is all the model gets: client.text reads it in the "both" and "text" result shapes
+    // alike, where client.call would refuse "text" for a typed tool.
+    return await client.text(name, input, signal === undefined ? undefined : { signal });
   } catch (err) {
     if (err instanceof ToolCallError && err.retry) {
       if (!err.countsAsRetry) {

@@ -73,6 +73,29 @@ describe("fsboxTools with generateText", () => {
     }
   });
 
+  test('a client started with resultShape "text" serves the same tool texts', async () => {
+    const root = tempRoot({ "notes.txt": "hello\nworld\n" });
+    const client = await start(root, { resultShape: "text" });
+    try {
+      const result = await generateText({
+        model: scripted([
+          ["read_file", { path: "notes.txt" }],
+          ["read_file", { path: "../../etc/passwd" }],
+        ]),
+        tools: fsboxTools(client),
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      const outs = toolOutputs(result);
+      assert.equal(outs[0]?.error, false);
+      assert.match(String(outs[0]?.output), /^\[notes\.txt \| 2 lines \| hash:/);
+      assert.equal(outs[1]?.error, true);
+      assert.match(String(outs[1]?.output), /outside the root/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("a rule-flagged write goes to the reviewer with its diff; a refusal writes nothing", async () => {
     const root = tempRoot({ "free.txt": "a\n", "guarded/": "" });
     const seen: ChangeRequest[] = [];
