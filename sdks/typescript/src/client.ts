@@ -206,11 +206,19 @@ export class Client extends GeneratedClient {
   }
 
   /**
+   * raw calls a tool by name and resolves to its result exactly as the server sent it, in any
+   * result shape: nothing decoded, nothing filled in.
+   */
+  raw(name: string, args: object = {}, options?: CallOptions): Promise<unknown> {
+    return this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+  }
+
+  /**
    * text calls a tool by name and resolves to the text of its result, what the model should see,
    * in the "both" and "text" result shapes (in "typed" results carry no text: it rejects).
    */
   async text(name: string, args: object = {}, options?: CallOptions): Promise<string> {
-    const result: unknown = await this.transport.request("tools/call", { name, arguments: args as Record<string, unknown> }, options);
+    const result = await this.raw(name, args, options);
     const text = typeof result === "object" && result !== null ? (result as { text?: unknown }).text : undefined;
     if (typeof text !== "string") {
       throw new ResultShapeError(

@@ -192,16 +192,12 @@ async function call(op: CallOp): Promise<object> {
   current = events;
   const args = op.arguments ?? {};
   try {
-    const shape = client.session.result_shape;
-    if (shape === "text") {
-      return { ok: true, result: { text: await client.text(op.tool, args) }, events };
+    if (client.session.result_shape === "text" || client.session.result_shape === "typed") {
+      // The typed methods decode the "both" shape only: the other shapes are checked as sent.
+      return { ok: true, result: await client.raw(op.tool, args), events };
     }
     const dispatch = DISPATCH[op.tool];
     const result: unknown = dispatch !== undefined ? await dispatch(client, args) : await client.call(op.tool, args);
-    if (shape === "typed" && typeof result === "object" && result !== null && (result as { text?: unknown }).text === "") {
-      const { text: _dropped, ...typed } = result as Record<string, unknown>;
-      return { ok: true, result: typed, events };
-    }
     return { ok: true, result, events };
   } catch (err) {
     return { ok: false, error: errorJSON(err), events };
