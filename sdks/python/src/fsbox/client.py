@@ -174,15 +174,9 @@ def _refuse_text_shape(shape: str, name: str) -> None:
 
 
 def _decode_any_tool(shape: str, name: str, value: Any) -> ToolResult | RawResult:
-    if shape == "text":
-        if not isinstance(value, dict) or not isinstance(value.get("text"), str):
-            raise ProtocolError(f"the {name} result has no text: {value!r}")
-        return RawResult(text=value["text"], data=value)
-    if shape == "typed" and isinstance(value, dict) and "text" not in value:
-        value = {**value, "text": ""}
-    decode = TOOL_RESULTS.get(name)
+    decode = TOOL_RESULTS.get(name) if shape != "text" else None
     if decode is not None:
-        return _decode(decode, value, name)
+        return _decode_shaped(shape, name, value, decode)
     if not isinstance(value, dict) or not isinstance(value.get("text"), str):
         raise ProtocolError(f"the {name} result has no text: {value!r}")
     return RawResult(text=value["text"], data=value)
@@ -193,9 +187,7 @@ def _initialized(binary: str, value: Any) -> InitializeResult:
     may send a result of another shape, and that is a SchemaMismatch, not a malformed result."""
     if isinstance(value, dict):
         _check_schema(binary, value.get("schema_hash"))
-    result = _decode(InitializeResult.from_wire, value, "initialize")
-    _check_schema(binary, result.schema_hash)
-    return result
+    return _decode(InitializeResult.from_wire, value, "initialize")
 
 
 def _check_schema(binary: str, schema_hash: object) -> None:

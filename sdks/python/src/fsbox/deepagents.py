@@ -70,7 +70,7 @@ from deepagents.backends.protocol import (
 from ._types_gen import FindFilesResult, ListDirectoryResult, ReadFileResult, SearchFilesResult
 from .client import OnEvent
 from .errors import FsboxError
-from .integrations._common import ApproveMode, SyncOwner, ask_human
+from .integrations._common import ApproveMode, SyncOwner, agent_path as _rel, ask_human
 
 __all__ = ["FsboxBackend"]
 
@@ -292,13 +292,6 @@ def _rule(p: Any) -> dict[str, Any]:
     if isinstance(p, dict):
         return {"operations": list(p["operations"]), "paths": list(p["paths"]), "mode": p.get("mode", "allow")}
     return {"operations": list(p.operations), "paths": list(p.paths), "mode": p.mode}
-
-
-def _rel(path: str) -> str:
-    """The fsbox path for an agent path: '/a/b' is 'a/b', '/' is '.'. Nothing else is changed:
-    fsbox itself refuses '..' that leaves the root, absolute host paths and escaping links."""
-    stripped = path.lstrip("/")
-    return stripped or "."
 
 
 def _abs(path: str) -> str:

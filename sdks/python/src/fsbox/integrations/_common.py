@@ -359,6 +359,13 @@ def _decision(answer: Any) -> Decision:
     return Decision(bool(answer.get("approve")), reason)
 
 
+def agent_path(path: str) -> str:
+    """The fsbox path for a deepagents path: '/a/b' is 'a/b', '/' is '.'. Nothing else is
+    changed: fsbox itself refuses '..' that leaves the root, absolute host paths and escaping
+    links."""
+    return path.lstrip("/") or "."
+
+
 def _fsbox_args(args: Mapping[str, Any]) -> dict[str, Any]:
     """An edit's arguments in fsbox's names: deepagents' names renamed, its ``/``-rooted
     file_path made root-relative (fsbox itself confines whatever path results)."""
@@ -366,6 +373,6 @@ def _fsbox_args(args: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in args.items():
         name = _DEEPAGENTS_ARGS.get(key, key)
         if key == "file_path" and isinstance(value, str):
-            value = value.lstrip("/") or "."
+            value = agent_path(value)
         out[name] = value
     return out
