@@ -33,6 +33,21 @@ func TestContract_ValidatesAgainstTheBundle(t *testing.T) {
 			t.Errorf("%s: the validator accepted %v", name, bad)
 		}
 	}
+	init := map[string]any{"protocol_version": "1", "server_info": map[string]any{"name": "x", "version": "1"},
+		"root_dir": "/r", "cwd": ".", "tools": []any{}, "schema_hash": "sha256:00", "result_shape": "both"}
+	if reason := validate(c.init, init); reason != "" {
+		t.Errorf("a real initialize result was refused: %s", reason)
+	}
+	delete(init, "schema_hash")
+	if reason := validate(c.init, init); reason == "" {
+		t.Errorf("an initialize result without schema_hash was accepted")
+	}
+	if retry, ok := c.kinds["stale_hash"]; !ok || !retry {
+		t.Errorf("stale_hash: retry = %v (known %v); want a retryable kind", retry, ok)
+	}
+	if retry, ok := c.kinds["read_only_filesystem"]; !ok || retry {
+		t.Errorf("read_only_filesystem: retry = %v (known %v); want a fatal kind", retry, ok)
+	}
 	ev := map[string]any{"kind": "file_system.file_read", "path": "a.txt", "root_dir": "/r", "tool": "read_file", "content_hash": "0123456789ab"}
 	if reason := validate(c.events["file_system.file_read"], ev); reason != "" {
 		t.Errorf("a real file_read event was refused: %s", reason)

@@ -252,41 +252,41 @@ func (f *Fixture) checkIn(dir, what string, entries []Entry) []string {
 		fi, err := os.Lstat(p)
 		if e.Absent {
 			if err == nil {
-				bad = append(bad, fmt.Sprintf(what+": %s exists, want absent", e.Path))
+				bad = append(bad, fmt.Sprintf("%s: %s exists, want absent", what, e.Path))
 			}
 			continue
 		}
 		if err != nil {
-			bad = append(bad, fmt.Sprintf(what+": %s: %v", e.Path, redactErr(err, f)))
+			bad = append(bad, fmt.Sprintf("%s: %s: %v", what, e.Path, redactErr(err, f)))
 			continue
 		}
 		switch {
 		case e.Symlink != nil:
 			t, err := os.Readlink(p)
 			if err != nil || t != f.Expand(*e.Symlink) {
-				bad = append(bad, fmt.Sprintf(what+": %s is not a symlink to %q", e.Path, *e.Symlink))
+				bad = append(bad, fmt.Sprintf("%s: %s is not a symlink to %q", what, e.Path, *e.Symlink))
 			}
 		case e.Dir:
 			if !fi.IsDir() {
-				bad = append(bad, fmt.Sprintf(what+": %s is not a directory", e.Path))
+				bad = append(bad, fmt.Sprintf("%s: %s is not a directory", what, e.Path))
 			}
 		case e.FIFO:
 			if fi.Mode()&fs.ModeNamedPipe == 0 {
-				bad = append(bad, fmt.Sprintf(what+": %s is not a FIFO", e.Path))
+				bad = append(bad, fmt.Sprintf("%s: %s is not a FIFO", what, e.Path))
 			}
 		case e.HasContent():
 			want, _ := e.Bytes()
 			got, err := os.ReadFile(p)
 			if err != nil {
-				bad = append(bad, fmt.Sprintf(what+": %s: %v", e.Path, redactErr(err, f)))
+				bad = append(bad, fmt.Sprintf("%s: %s: %v", what, e.Path, redactErr(err, f)))
 			} else if !bytes.Equal(got, want) {
-				bad = append(bad, fmt.Sprintf(what+": %s holds %s, want %s", e.Path, quoteShort(got), quoteShort(want)))
+				bad = append(bad, fmt.Sprintf("%s: %s holds %s, want %s", what, e.Path, quoteShort(got), quoteShort(want)))
 			}
 		}
 		if e.Mode != "" {
 			m, _ := strconv.ParseUint(e.Mode, 8, 32)
 			if fi.Mode().Perm() != os.FileMode(m) {
-				bad = append(bad, fmt.Sprintf(what+": %s has mode %04o, want %s", e.Path, fi.Mode().Perm(), e.Mode))
+				bad = append(bad, fmt.Sprintf("%s: %s has mode %04o, want %s", what, e.Path, fi.Mode().Perm(), e.Mode))
 			}
 		}
 	}
