@@ -171,3 +171,61 @@ func TestBackpressure_CloseWhileStalled(t *testing.T) {
 		t.Fatal("Serve did not return after ctx was cancelled while the peer read nothing")
 	}
 }
+
+// TestBackpressure_StalledReaderOwnOutput is the same attack with output the handlers do not
+// return: lines the read loop answers itself (not JSON, answered -32700 with a parse error) and
+// notifications a handler sends before its reply. A client that reads nothing must still stop
+// the server reading: the sender is held up, long before everything was sent.
+func TestBackpressure_StalledReaderOwnOutput(t *testing.T) {
+	const n = 20000
+	note := strings.Repeat("e", 4<<10)
+	h := HandlerFunc(func(ctx context.Context, c *Conn, req *Request) (any, error) {
+		for range 4 {
+			if err := c.Notify(ctx, "event", map[string]string{"pad": note}); err != nil {
+				return nil, err
+			}
+		}
+		return "ok", nil
+	})
+	for _, shape := range []string{"parse-errors", "notifications"} {
+		t.Run(shape, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			go func() {
+				Serve(context.Background(), inR, outW, h, Options{MaxConcurrent: 2, MaxQueued: 4, MaxOutputBytes: 64 << 10, HoldNotifications: true, Logf: func(string, ...any) {}})
+				outW.Close()
+			}()
+			var sent atomic.Int64
+			go func() {
+				pad := strings.Repeat("x", 1<<10)
+				for i := range n {
+					line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"m"}`+"\n", i)
+					if shape == "parse-errors" {
+						line = "{not json " + pad + "\n"
+					}
+					if _, err := io.WriteString(inW, line); err != nil {
+						return
+					}
+					sent.Add(1)
+				}
+			}()
+			t.Cleanup(func() { inW.Close(); inR.Close(); outR.Close() })
+			last, quiet := int64(-1), 0
+			for deadline := time.Now().Add(failsafe); quiet < 15; {
+				if time.Now().After(deadline) {
+					t.Fatal("the connection never settled")
+				}
+				time.Sleep(20 * time.Millisecond)
+				if sent.Load() == n {
+					t.Fatalf("the server read all %d lines while the client read nothing; want it to stop reading", n)
+				}
+				if s := sent.Load(); s == last {
+					quiet++
+				} else {
+					last, quiet = s, 0
+				}
+			}
+			t.Logf("%s: stalled after %d lines sent", shape, sent.Load())
+		})
+	}
+}
