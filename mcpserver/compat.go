@@ -51,6 +51,21 @@ func referenceTools(eng *engine.Engine) ([]*toolDef, error) {
 	for _, n := range eng.ToolNames() {
 		enabled[n] = true
 	}
+	// The backing tools' descriptors, built in one pass (each build decodes the bundle).
+	var backing []string
+	for _, ct := range compatTools {
+		if ct.backing != "" && enabled[ct.backing] && !slices.Contains(backing, ct.backing) {
+			backing = append(backing, ct.backing)
+		}
+	}
+	descs, err := schema.Descriptors(backing, eng.ContentHashes())
+	if err != nil {
+		return nil, err
+	}
+	outputs := make(map[string]map[string]any, len(descs))
+	for _, d := range descs {
+		outputs[d.Name] = d.OutputSchema
+	}
 	var out []*toolDef
 	for _, ct := range compatTools {
 		var outSchema map[string]any
@@ -59,11 +74,7 @@ func referenceTools(eng *engine.Engine) ([]*toolDef, error) {
 			if !enabled[ct.backing] {
 				continue
 			}
-			descs, err := schema.Descriptors([]string{ct.backing}, eng.ContentHashes())
-			if err != nil {
-				return nil, err
-			}
-			outSchema = descs[0].OutputSchema
+			outSchema = outputs[ct.backing]
 		} else {
 			spec = schema.ToolSpec{Name: ct.name, ReadOnly: true}
 			outSchema = allowedDirsSchema
