@@ -53,14 +53,8 @@ func TestBackpressure_StalledReader(t *testing.T) {
 	}()
 	t.Cleanup(func() { inW.Close(); inR.Close(); outR.Close() })
 
-	// Watch until nothing moves any more. The waiting only paces the observation; what is
-	// asserted is the bound on handlers started and that the sender is held up.
-	last, quiet := int64(-1), 0
-	for deadline := time.Now().Add(failsafe); quiet < 15; {
-		if time.Now().After(deadline) {
-			t.Fatal("the connection never settled")
-		}
-		time.Sleep(20 * time.Millisecond)
+	// What is asserted is the bound on handlers started and that the sender is held up.
+	untilSettled(t, func() int64 {
 		s := started.Load()
 		if s > bound {
 			t.Fatalf("%d handlers started while the client read nothing; want at most %d", s, bound)
@@ -68,12 +62,8 @@ func TestBackpressure_StalledReader(t *testing.T) {
 		if sent.Load() == n {
 			t.Fatalf("the server read all %d requests while the client read nothing; want it to stop reading", n)
 		}
-		if now := s + sent.Load()<<20; now == last {
-			quiet++
-		} else {
-			last, quiet = now, 0
-		}
-	}
+		return s + sent.Load()<<20
+	})
 	t.Logf("stalled after %d requests sent, %d handlers started", sent.Load(), started.Load())
 
 	seen := make(map[int]int, n)
@@ -210,22 +200,32 @@ func TestBackpressure_StalledReaderOwnOutput(t *testing.T) {
 				}
 			}()
 			t.Cleanup(func() { inW.Close(); inR.Close(); outR.Close() })
-			last, quiet := int64(-1), 0
-			for deadline := time.Now().Add(failsafe); quiet < 15; {
-				if time.Now().After(deadline) {
-					t.Fatal("the connection never settled")
-				}
-				time.Sleep(20 * time.Millisecond)
+			untilSettled(t, func() int64 {
 				if sent.Load() == n {
 					t.Fatalf("the server read all %d lines while the client read nothing; want it to stop reading", n)
 				}
-				if s := sent.Load(); s == last {
-					quiet++
-				} else {
-					last, quiet = s, 0
-				}
-			}
+				return sent.Load()
+			})
 			t.Logf("%s: stalled after %d lines sent", shape, sent.Load())
 		})
+	}
+}
+
+// untilSettled calls observe every 20 ms until what it returns stopped moving (15 observations in
+// a row), failing the test after failsafe. The waiting only paces the observation: observe
+// asserts.
+func untilSettled(t *testing.T, observe func() int64) {
+	t.Helper()
+	last, quiet := int64(-1), 0
+	for deadline := time.Now().Add(failsafe); quiet < 15; {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection never settled")
+		}
+		time.Sleep(20 * time.Millisecond)
+		if now := observe(); now == last {
+			quiet++
+		} else {
+			last, quiet = now, 0
+		}
 	}
 }
