@@ -557,6 +557,13 @@ func (p *accessPolicy) frame(rel string) string {
 // rule that matched, if any; the caller must then announce the change with reason
 // "permission_rule".
 func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule, *Error) {
+	if a == accessWrite && !e.allowGitDirs {
+		// The git rule's names (execprotect.go) come before every layer's patterns: a .git
+		// entry is protected whatever protected_patterns says.
+		if err := e.checkGitName(op, r); err != nil {
+			return nil, err
+		}
+	}
 	var interrupt *schema.PermissionRule
 	for _, p := range e.policies {
 		rule, err := p.check(op, r, a)
@@ -653,10 +660,20 @@ func (e *Engine) checkWalkRoot(op string, r *resolved) *Error {
 	return err
 }
 
-// checkWrite applies the write-level rules (1–5) to r and returns the interrupt rule that
-// matched, if any.
+// checkWrite applies the write-level rules (1–5) and the git rule (execprotect.go: .git names,
+// and no git directory above r) to r and returns the interrupt rule that matched, if any.
 func (e *Engine) checkWrite(op string, r *resolved) (*schema.PermissionRule, *Error) {
-	return e.check(op, r, accessWrite)
+	rule, err := e.check(op, r, accessWrite)
+	if err == nil && !e.allowGitDirs {
+		err = e.checkGitDirAbove(op, r)
+		if err == nil {
+			err = e.checkGitDirCreate(op, r)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rule, nil
 }
 
 // canRead reports whether a walk entry may be shown: r is the entry resolved through its
@@ -688,7 +705,12 @@ func (e *Engine) resolveFor(op, p string, a access) (*resolved, *schema.Permissi
 	if err != nil {
 		return nil, nil, err
 	}
-	rule, err := e.check(op, r, a)
+	var rule *schema.PermissionRule
+	if a == accessWrite {
+		rule, err = e.checkWrite(op, r)
+	} else {
+		rule, err = e.check(op, r, a)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

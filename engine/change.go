@@ -262,6 +262,10 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		// Not the file the re-resolution saw: the directory was swapped under us.
 		return false, errChanged(s.op, r)
 	}
+	if !exists && !e.allowGitDirs && gitDirCompletedIn(dir, name) {
+		// The git rule (execprotect.go), decided under the directory's lock.
+		return false, errGitDirCompleted(s.op, r)
+	}
 	mode := fs.FileMode(0o666)
 	if exists {
 		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
