@@ -145,8 +145,12 @@ func gitPathIn(rel string) (string, bool) {
 func (e *Engine) checkGitName(op string, r *resolved) *Error {
 	for _, n := range []string{r.rel, r.lexical} {
 		if g, ok := gitPathIn(n); ok {
+			where := "a .git entry"
+			if g != r.rel {
+				where = "inside the .git entry '" + g + "'"
+			}
 			return refusal(op, r, kindProtected, "is protected (read-only)",
-				"Path '"+r.rel+"' is protected: '"+g+"' is a .git entry, which git follows and runs commands from.")
+				"Path '"+r.rel+"' is protected ("+where+": git runs commands a repository's config names).")
 		}
 	}
 	return nil
