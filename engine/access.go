@@ -373,12 +373,16 @@ func (r *permRule) matches(rel string) bool {
 // (tests cite the numbers):
 //
 //  1. Containment: resolve already refused anything outside the root (outside_root).
-//  2. Protected (writes only): the first protected pattern matching the resolved path, the
-//     spelling (lexical path), or any ancestor directory of either refuses the write (protected).
-//     The default protected patterns (used when config.protected_patterns is omitted) also match
-//     every trailing sub-path of those names, so they bite at any depth: "apps/.envrc",
-//     "sub/.git/hooks/pre-commit" and "config/secrets.yaml" are protected, "apps/envrc" and
-//     "docs/git/config.md" are not.
+//  2. Protected (writes only): first the git rule (execprotect.go, unless the host set
+//     allow_git_dirs): a .git entry at any depth in the resolved path or the spelling, in any
+//     spelling git or a file system takes for it, refuses the write (protected). Then the first
+//     protected pattern matching the resolved path, the spelling (lexical path), or any ancestor
+//     directory of either refuses it. The default protected patterns (used when
+//     config.protected_patterns is omitted) also match every trailing sub-path of those names,
+//     so they bite at any depth: "apps/.envrc", "web/.vscode/tasks.json" and
+//     "config/secrets.yaml" are protected, "apps/envrc" and "docs/git/config.md" are not.
+//     checkWrite adds the git rule's checks that ask the file system: no git directory above
+//     the path, and no member created that would complete one.
 //  3. Denied (reads and writes; the only pattern gate of a walk root): the same names against
 //     denied_patterns refuse the access (denied). The defaults (schema.DefaultDeniedPatterns, used
 //     when config.denied_patterns is omitted) bite at any depth like the default protected ones:

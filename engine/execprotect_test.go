@@ -283,3 +283,29 @@ func TestGitDirRace(t *testing.T) {
 
 // gitTools are every tool that changes the tree.
 var gitTools = append([]string{"write_file", "create_directory"}, changeTools...)
+
+// TestDefaultProtectedExec: the default protected patterns cover what direnv, git hook managers,
+// VS Code and package managers run from the tree without the user asking for that file, at
+// any depth and in any letter case; lookalikes and files the user runs on purpose are writable.
+func TestDefaultProtectedExec(t *testing.T) {
+	fx := makeFixture(t)
+	e := fx.engine(schema.Config{})
+	for _, p := range []string{
+		".envrc", "apps/.envrc", ".direnv/python-3.11/bin/python", ".husky/pre-commit", ".githooks/pre-commit",
+		".pre-commit-config.yaml", "svc/lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".gitconfig",
+		".vscode/settings.json", "web/.vscode/tasks.json", "web/.VSCode/Tasks.json", "proj.code-workspace",
+		".yarnrc.yml", "web/.yarnrc", ".pnpmfile.cjs", "config/secrets.yaml",
+	} {
+		if _, _, err := e.resolveFor("test", p, accessWrite); err == nil || err.Kind != "protected" {
+			t.Errorf("write %q = %v; want protected", p, err)
+		}
+	}
+	for _, p := range []string{
+		"Makefile", "package.json", ".vscode/launch.json", ".vscode/extensions.json", "envrc", "docs/direnv.md",
+		".github/workflows/ci.yml", ".gitignore", ".gitattributes", "yarn.lock", "lefthook.md", "src/vscode/tasks.json",
+	} {
+		if _, _, err := e.resolveFor("test", p, accessWrite); err != nil {
+			t.Errorf("write %q = %v; want allowed", p, err)
+		}
+	}
+}
