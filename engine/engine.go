@@ -32,6 +32,12 @@ type Engine struct {
 	// allowGitDirs switches the git rule (execprotect.go) off: true only when the session's
 	// config and, under a fixed policy, the host's both set allow_git_dirs.
 	allowGitDirs bool
+	// rootInGit is the .git entry the root itself lies in ("" when none): every write is then
+	// inside it (execprotect.go).
+	rootInGit string
+	// gitMu gives creations of git directory member names their turn within this process
+	// (gitCreateTurn); the directory's flock gives it across processes where there is one.
+	gitMu sync.Mutex
 
 	maxReadLines     int
 	maxReadChars     int
@@ -106,6 +112,7 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
 	e.allowGitDirs = isTrue(cfg.AllowGitDirs) && (opts.Host == nil || isTrue(opts.Host.AllowGitDirs))
+	e.rootInGit, _ = gitPathIn(strings.Trim(filepath.ToSlash(real), "/"))
 	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
 		e.ignore = newIgnorer()
 	}

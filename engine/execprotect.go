@@ -141,8 +141,13 @@ func gitPathIn(rel string) (string, bool) {
 	return "", false
 }
 
-// checkGitName applies rule 1 to r's resolved path and spelling.
+// checkGitName applies rule 1 to r's resolved path and spelling, and to the root's own location
+// (a root the host placed inside a .git directory is all inside it).
 func (e *Engine) checkGitName(op string, r *resolved) *Error {
+	if e.rootInGit != "" {
+		return refusal(op, r, kindProtected, "is protected (read-only)",
+			"Path '"+r.rel+"' is protected (the root is inside a .git entry: git runs commands a repository's config names).")
+	}
 	for _, n := range []string{r.rel, r.lexical} {
 		if g, ok := gitPathIn(n); ok {
 			where := "a .git entry"
@@ -221,22 +226,49 @@ func listedGitDir(names []string) bool {
 	return seen[0] && (seen[1] || seen[2] || seen[3])
 }
 
-// gitMemberLock is taken before creating an entry that could complete a git directory (a
-// gitDirMember name) in the directory h: fsbox's lock of that directory, held while the other
-// members are looked up through h and the entry is created. It returns nil, with no error,
-// when name is not a member or the host allows git directories.
-func (e *Engine) gitMemberLock(c *call, h dirHandle, name string) (*dirLock, error) {
+// needsGitTurn reports whether creating name could complete a git directory: a gitDirMember
+// name, and the host does not allow git directories.
+func (e *Engine) needsGitTurn(name string) bool {
 	if e.allowGitDirs {
-		return nil, nil
+		return false
 	}
-	if _, ok := gitDirMember(name); !ok {
+	_, member := gitDirMember(name)
+	return member
+}
+
+// gitCreateTurn gives the creation of name its turn when needsGitTurn: the caller looks up the
+// other members and creates the entry before calling unlock. Within this process the turn is
+// one engine-wide mutex (member names are rare, so nothing else waits on it; where flock
+// exists the directory lock below excludes this process's other calls too). Across processes it
+// is the directory's fsbox lock, which the caller already holds (commitFile) or gitMemberLock
+// takes; the lock is always taken before the mutex, never while holding it. ok is false, and
+// unlock a no-op, for a name that needs no turn.
+func (e *Engine) gitCreateTurn(name string) (unlock func(), ok bool) {
+	if !e.needsGitTurn(name) {
+		return func() {}, false
+	}
+	e.gitMu.Lock()
+	return e.gitMu.Unlock, true
+}
+
+// gitMemberLock is gitCreateTurn for a creation in the directory h whose fsbox lock the caller
+// does not hold (create_directory, move_file): it takes that lock first, on a new open of h's
+// very directory, so the lookups and the creation through h are one turn whatever is renamed
+// meanwhile. It returns a nil unlock, with no error, when name needs no turn.
+func (e *Engine) gitMemberLock(c *call, h dirHandle, name string) (unlock func(), err error) {
+	if !e.needsGitTurn(name) {
 		return nil, nil
 	}
 	f, err := h.openSelf()
 	if err != nil {
 		return nil, err
 	}
-	return lockFile(c.ctx, f)
+	l, err := lockFile(c.ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	e.gitMu.Lock()
+	return func() { e.gitMu.Unlock(); l.unlock() }, nil
 }
 
 // gitDirCompletedAt is gitDirCompleted for the directory h.

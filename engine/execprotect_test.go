@@ -309,3 +309,16 @@ func TestDefaultProtectedExec(t *testing.T) {
 		}
 	}
 }
+
+// TestGitRootInside: a root the host placed inside a .git directory is all inside it.
+func TestGitRootInside(t *testing.T) {
+	fx := makeFixture(t, "repo/.git/hooks/pre-commit: #!/bin/sh\n")
+	e, err := New(schema.Config{RootDir: fx.abs("repo/.git/hooks"), Tools: gitTools}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, cerr := tryCall(t, e, "write_file", schema.WriteFileArgs{Path: "pre-commit", Content: "touch PWNED\n"}, Hooks{})
+	wantKind(t, "write pre-commit in a root inside .git", cerr, "protected")
+	mustCall(t, e, "read_file", schema.ReadFileArgs{Path: "pre-commit"}, Hooks{})
+}

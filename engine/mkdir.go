@@ -126,15 +126,15 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 // rule's check (execprotect.go).
 func (e *Engine) mkdirChecked(c *call, r *resolved, h dirHandle, comps []string) error {
 	name := comps[len(comps)-1]
-	lk, err := e.gitMemberLock(c, h, name)
+	unlock, err := e.gitMemberLock(c, h, name)
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return cancelled(c.tool, c.ctx.Err())
 		}
 		return err
 	}
-	if lk != nil {
-		defer lk.unlock()
+	if unlock != nil {
+		defer unlock()
 		if gitDirCompletedAt(h, name) {
 			if p := joinRel(comps); p != r.rel {
 				r = &resolved{rel: p, lexical: p, spelling: p}

@@ -160,12 +160,12 @@ func (e *Engine) rename(c *call, src, dst *entryTarget) *Error {
 		return errChanged(op, dst.r)
 	}
 	defer to.close()
-	lk, lerr := e.gitMemberLock(c, to, dst.name)
+	unlock, lerr := e.gitMemberLock(c, to, dst.name)
 	if lerr != nil {
 		return e.lockError(c, op, dst.r, lerr)
 	}
-	if lk != nil {
-		defer lk.unlock()
+	if unlock != nil {
+		defer unlock()
 		if gitDirCompletedAt(to, dst.name) {
 			return errGitDirCompleted(op, dst.r)
 		}
