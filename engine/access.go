@@ -373,12 +373,16 @@ func (r *permRule) matches(rel string) bool {
 // (tests cite the numbers):
 //
 //  1. Containment: resolve already refused anything outside the root (outside_root).
-//  2. Protected (writes only): the first protected pattern matching the resolved path, the
-//     spelling (lexical path), or any ancestor directory of either refuses the write (protected).
-//     The default protected patterns (used when config.protected_patterns is omitted) also match
-//     every trailing sub-path of those names, so they bite at any depth: "apps/.envrc",
-//     "sub/.git/hooks/pre-commit" and "config/secrets.yaml" are protected, "apps/envrc" and
-//     "docs/git/config.md" are not.
+//  2. Protected (writes only): first the git rule (execprotect.go, unless the host set
+//     allow_git_dirs): a .git entry at any depth in the resolved path or the spelling, in any
+//     spelling git or a file system takes for it, refuses the write (protected). Then the first
+//     protected pattern matching the resolved path, the spelling (lexical path), or any ancestor
+//     directory of either refuses it. The default protected patterns (used when
+//     config.protected_patterns is omitted) also match every trailing sub-path of those names,
+//     so they bite at any depth: "apps/.envrc", "web/.vscode/tasks.json" and
+//     "config/secrets.yaml" are protected, "apps/envrc" and "docs/git/config.md" are not.
+//     checkWrite adds the git rule's checks that ask the file system: no git directory above
+//     the path, and no member created that would complete one.
 //  3. Denied (reads and writes; the only pattern gate of a walk root): the same names against
 //     denied_patterns refuse the access (denied). The defaults (schema.DefaultDeniedPatterns, used
 //     when config.denied_patterns is omitted) bite at any depth like the default protected ones:
@@ -557,6 +561,13 @@ func (p *accessPolicy) frame(rel string) string {
 // rule that matched, if any; the caller must then announce the change with reason
 // "permission_rule".
 func (e *Engine) check(op string, r *resolved, a access) (*schema.PermissionRule, *Error) {
+	if a == accessWrite && !e.allowGitDirs {
+		// The git rule's names (execprotect.go) come before every layer's patterns: a .git
+		// entry is protected whatever protected_patterns says.
+		if err := e.checkGitName(op, r); err != nil {
+			return nil, err
+		}
+	}
 	var interrupt *schema.PermissionRule
 	for _, p := range e.policies {
 		rule, err := p.check(op, r, a)
@@ -653,10 +664,20 @@ func (e *Engine) checkWalkRoot(op string, r *resolved) *Error {
 	return err
 }
 
-// checkWrite applies the write-level rules (1–5) to r and returns the interrupt rule that
-// matched, if any.
+// checkWrite applies the write-level rules (1–5) and the git rule (execprotect.go: .git names,
+// and no git directory above r) to r and returns the interrupt rule that matched, if any.
 func (e *Engine) checkWrite(op string, r *resolved) (*schema.PermissionRule, *Error) {
-	return e.check(op, r, accessWrite)
+	rule, err := e.check(op, r, accessWrite)
+	if err == nil && !e.allowGitDirs {
+		err = e.checkGitDirAbove(op, r)
+		if err == nil {
+			err = e.checkGitDirCreate(op, r)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rule, nil
 }
 
 // canRead reports whether a walk entry may be shown: r is the entry resolved through its
@@ -688,7 +709,12 @@ func (e *Engine) resolveFor(op, p string, a access) (*resolved, *schema.Permissi
 	if err != nil {
 		return nil, nil, err
 	}
-	rule, err := e.check(op, r, a)
+	var rule *schema.PermissionRule
+	if a == accessWrite {
+		rule, err = e.checkWrite(op, r)
+	} else {
+		rule, err = e.check(op, r, a)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

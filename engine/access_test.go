@@ -159,10 +159,20 @@ func TestAccessPatterns(t *testing.T) {
 	}
 	// Explicitly empty lists switch the defaults off; explicit patterns do not bite at depth.
 	e3 := fx.engine(schema.Config{ProtectedPatterns: &[]string{}, DeniedPatterns: &[]string{}})
-	for _, p := range []string{".env", ".envrc", "home/.ssh/id_ed25519", ".git/config"} {
+	for _, p := range []string{".env", ".envrc", "home/.ssh/id_ed25519"} {
 		if _, _, err := e3.resolveFor("test", p, accessWrite); err != nil {
 			t.Errorf("empty lists: write %s: %v", p, err)
 		}
+	}
+	// .git entries are protected apart from the lists (execprotect.go): only allow_git_dirs
+	// lifts that.
+	if _, _, err := e3.resolveFor("test", ".git/config", accessWrite); err == nil || err.Kind != "protected" {
+		t.Errorf("empty lists: write .git/config = %v; want protected (the git rule)", err)
+	}
+	yes := true
+	e3g := fx.engine(schema.Config{ProtectedPatterns: &[]string{}, DeniedPatterns: &[]string{}, AllowGitDirs: &yes})
+	if _, _, err := e3g.resolveFor("test", ".git/config", accessWrite); err != nil {
+		t.Errorf("empty lists and allow_git_dirs: write .git/config: %v", err)
 	}
 	e4 := fx.engine(schema.Config{ProtectedPatterns: &[]string{".env"}, DeniedPatterns: &[]string{}})
 	if _, _, err := e4.resolveFor("test", "apps/api/.env", accessWrite); err != nil {

@@ -262,6 +262,14 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		// Not the file the re-resolution saw: the directory was swapped under us.
 		return false, errChanged(s.op, r)
 	}
+	if !exists {
+		// The git rule (execprotect.go), decided under the directory's lock and the turn.
+		unturn, member := e.gitCreateTurn(name)
+		defer unturn()
+		if member && gitDirCompletedIn(dir, name) {
+			return false, errGitDirCompleted(s.op, r)
+		}
+	}
 	mode := fs.FileMode(0o666)
 	if exists {
 		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)

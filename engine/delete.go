@@ -170,6 +170,9 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 		return osError(s.op, rel, s.top.r.spelling, err)
 	}
 	node.children = map[string]*treeNode{}
+	if err := s.gitDirListed(rel, lexical, ents); err != nil {
+		return err
+	}
 	for _, de := range ents {
 		name := de.Name()
 		if name == "." || name == ".." {
@@ -191,7 +194,9 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 		if lexical != "" {
 			cr.lexical = lexical + "/" + name
 		}
-		rule, cerr := s.e.checkWrite(s.op, cr)
+		// check, not checkWrite: the directories above cr are the top's ancestors, checked
+		// with the top, and the scan's own, checked by gitDirListed as they were listed.
+		rule, cerr := s.e.check(s.op, cr, accessWrite)
 		if cerr != nil {
 			return s.refuse(cr, cerr)
 		}
@@ -204,7 +209,7 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 			if s.dest.lexical != "" {
 				mr.lexical = s.dest.lexical + suffix
 			}
-			rule, cerr := s.e.checkWrite(s.op, mr)
+			rule, cerr := s.e.check(s.op, mr, accessWrite)
 			if cerr != nil {
 				return s.refuse(mr, cerr)
 			}
@@ -230,6 +235,23 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 		}
 	}
 	return nil
+}
+
+// gitDirListed applies the git rule (execprotect.go) to a directory of the tree as listed: a
+// git directory is not deleted or moved, nor anything in it.
+func (s *treeScan) gitDirListed(rel, lexical string, ents []fs.DirEntry) *Error {
+	if s.e.allowGitDirs {
+		return nil
+	}
+	names := make([]string, 0, len(ents))
+	for _, de := range ents {
+		names = append(names, de.Name())
+	}
+	if !listedGitDir(names) {
+		return nil
+	}
+	cr := &resolved{spelling: rel, rel: rel, lexical: lexical, exists: true}
+	return s.refuse(cr, errorf(s.op, rel, kindProtected, "Path '%s' is a git directory.", rel))
 }
 
 // refuse is the refusal of the whole delete because of one entry. A protected entry is named

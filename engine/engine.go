@@ -29,6 +29,15 @@ type Engine struct {
 	mounts       *mountTable     // nil without Config.Mounts (mount.go)
 	ignore       *ignorer        // nil when Config.IgnoreVCS is false
 	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
+	// allowGitDirs switches the git rule (execprotect.go) off: true only when the session's
+	// config and, under a fixed policy, the host's both set allow_git_dirs.
+	allowGitDirs bool
+	// rootInGit is the .git entry the root itself lies in ("" when none): every write is then
+	// inside it (execprotect.go).
+	rootInGit string
+	// gitMu gives creations of git directory member names their turn within this process
+	// (gitCreateTurn); the directory's flock gives it across processes where there is one.
+	gitMu sync.Mutex
 
 	maxReadLines     int
 	maxReadChars     int
@@ -102,6 +111,8 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
+	e.allowGitDirs = isTrue(cfg.AllowGitDirs) && (opts.Host == nil || isTrue(opts.Host.AllowGitDirs))
+	e.rootInGit, _ = gitPathIn(strings.Trim(filepath.ToSlash(real), "/"))
 	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
 		e.ignore = newIgnorer()
 	}
@@ -448,3 +459,6 @@ func (l *pathLocks) lock(rel string) (unlock func()) {
 		l.mu.Unlock()
 	}
 }
+
+// isTrue reports whether an optional flag is set and true.
+func isTrue(b *bool) bool { return b != nil && *b }

@@ -87,6 +87,7 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 	defer func() { h.close() }()
 	comps := splitPath(r.rel)
 	created := false
+	var refused *Error
 	for i, name := range comps {
 		if i%cancelCheckEvery == 0 {
 			if cerr := c.ctx.Err(); cerr != nil {
@@ -96,13 +97,15 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 		leaf := i == len(comps)-1
 		next, err := h.child(name)
 		if errors.Is(err, fs.ErrNotExist) {
-			merr := h.mkdir(name)
+			merr := e.mkdirChecked(c, r, h, comps[:i+1])
 			switch {
 			case merr == nil:
 				created = leaf
 				componentSteps.Add(1)
 			case errors.Is(merr, fs.ErrExist):
 				created = false
+			case errors.As(merr, &refused):
+				return false, refused
 			default:
 				return false, e.writeError(op, r, merr)
 			}
@@ -116,6 +119,30 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 		h = next
 	}
 	return created, nil
+}
+
+// mkdirChecked creates the last of comps below h, the directory of the ones before it; a name
+// that could complete a git directory is created under that directory's lock, after the git
+// rule's check (execprotect.go).
+func (e *Engine) mkdirChecked(c *call, r *resolved, h dirHandle, comps []string) error {
+	name := comps[len(comps)-1]
+	unlock, err := e.gitMemberLock(c, h, name)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return cancelled(c.tool, c.ctx.Err())
+		}
+		return err
+	}
+	if unlock != nil {
+		defer unlock()
+		if gitDirCompletedAt(h, name) {
+			if p := joinRel(comps); p != r.rel {
+				r = &resolved{rel: p, lexical: p, spelling: p}
+			}
+			return errGitDirCompleted(c.tool, r)
+		}
+	}
+	return h.mkdir(name)
 }
 
 // mkdirStepError classifies a failed open of the component name (root-relative p) below h: a

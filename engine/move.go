@@ -88,7 +88,7 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 	if dst, err = e.recheck(c.tool, dst); err != nil {
 		return nil, err
 	}
-	if err := e.rename(c.tool, src, dst); err != nil {
+	if err := e.rename(c, src, dst); err != nil {
 		return nil, err
 	}
 	c.emit(&schema.FileMovedEvent{EventBase: e.base(c, schema.KindFileMoved, dst.r.rel), Source: src.r.rel, ModifiedByReviewer: res.ModifiedByReviewer})
@@ -146,8 +146,10 @@ func (e *Engine) lockPair(a, b string) (unlock func()) {
 	return func() { ub(); ua() }
 }
 
-// rename is step 5 of moveFile.
-func (e *Engine) rename(op string, src, dst *entryTarget) *Error {
+// rename is step 5 of moveFile. A destination name that could complete a git directory is
+// renamed to under its directory's lock, after the git rule's check (execprotect.go).
+func (e *Engine) rename(c *call, src, dst *entryTarget) *Error {
+	op := c.tool
 	from, err := openDirHandle(e, src.parent, nil)
 	if err != nil {
 		return errChanged(op, src.r)
@@ -158,6 +160,16 @@ func (e *Engine) rename(op string, src, dst *entryTarget) *Error {
 		return errChanged(op, dst.r)
 	}
 	defer to.close()
+	unlock, lerr := e.gitMemberLock(c, to, dst.name)
+	if lerr != nil {
+		return e.lockError(c, op, dst.r, lerr)
+	}
+	if unlock != nil {
+		defer unlock()
+		if gitDirCompletedAt(to, dst.name) {
+			return errGitDirCompleted(op, dst.r)
+		}
+	}
 	if fi, err := from.lstat(src.name); err != nil || !sameEntry(fi, src.r.info) {
 		return errChanged(op, src.r)
 	}

@@ -207,6 +207,16 @@ func (h dirHandle) readlink(name string) (string, error) {
 	}
 }
 
+// openSelf opens h's directory once more, as an *os.File of its own (a new open file
+// description, so fsbox's lock taken on it excludes every other open, this process's included).
+func (h dirHandle) openSelf() (*os.File, error) {
+	fd, err := openat(h.fd, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), "."), nil
+}
+
 // mkdir creates the directory name below h with mkdirat; it never follows a symlink at name.
 func (h dirHandle) mkdir(name string) error {
 	if h.mnt.mountAt(name) != nil {

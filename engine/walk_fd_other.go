@@ -76,6 +76,9 @@ func (h dirHandle) readlink(name string) (string, error) {
 	return h.root.Readlink(name)
 }
 
+// openSelf opens h's directory once more, as an *os.File of its own (to take fsbox's lock on).
+func (h dirHandle) openSelf() (*os.File, error) { return h.root.Open(".") }
+
 // mkdir creates the directory name below h; the os.Root keeps it inside the root.
 func (h dirHandle) mkdir(name string) error {
 	if h.mnt.mountAt(name) != nil {

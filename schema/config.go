@@ -28,10 +28,21 @@ type Config struct {
 	// everything below it).
 	DeniedPatterns *[]string `json:"denied_patterns,omitempty"`
 	// Paths matching any of these patterns (or below a matching directory) are readable but never
-	// writable. Omitted: the defaults, which bite at any depth: .git/* (config and hooks), .envrc,
-	// .husky (files that run without the user asking) and **/secrets*. A list replaces the
-	// defaults; an empty list disables protection. Exceptions ("!…") as in denied_patterns.
+	// writable. Omitted: the defaults, which bite at any depth: what a developer's tools run from
+	// the tree without being asked (direnv's .envrc and .direnv, git hook managers' .husky,
+	// .githooks, .pre-commit-config.yaml and lefthook files, an included .gitconfig, VS Code's
+	// .vscode/settings.json and .vscode/tasks.json and *.code-workspace, package managers'
+	// .yarnrc, .yarnrc.yml and .pnpmfile.cjs) and **/secrets*. A list replaces the defaults; an
+	// empty list disables them. Exceptions ("!…") as in denied_patterns. .git entries and git
+	// directories are protected apart from this list (allow_git_dirs).
 	ProtectedPatterns *[]string `json:"protected_patterns,omitempty"`
+	// Let the model write .git entries (a .git directory, or a .git file pointing elsewhere) at
+	// any depth and create or change directories shaped like a git directory (HEAD with objects,
+	// refs or commondir). Default false: git runs commands a repository's config names
+	// (core.fsmonitor on every git status, hooks on commit), so a model that could plant one
+	// could run code on the user's next git command. Under a fixed host policy a client may set
+	// it only where the host set it.
+	AllowGitDirs *bool `json:"allow_git_dirs,omitempty"`
 	// Default limit of read_file, in lines. Default 2000.
 	MaxReadLines *int `json:"max_read_lines,omitempty"`
 	// Upper bound on the characters of one read_file result, header and notices included; the window
@@ -189,6 +200,21 @@ var DefaultDeniedPatterns = []string{
 }
 
 // DefaultProtectedPatterns is the protected list used when Config.ProtectedPatterns is omitted:
-// what runs without the user asking (git hooks and config, direnv's .envrc, husky's hooks), and
-// the historical **/secrets*. They bite at any depth.
-var DefaultProtectedPatterns = []string{".git/*", ".envrc", ".husky", "**/secrets*"}
+// what a developer's tools run from the tree without the user asking for that file to run, and
+// the historical **/secrets*. They bite at any depth. .git entries and git directories are not
+// here: the engine protects them apart (Config.AllowGitDirs), so a host's own list cannot drop
+// them by accident. docs/protocol.md §6 gives the reason for each and what is not covered.
+var DefaultProtectedPatterns = []string{
+	// direnv: .envrc runs on cd; .direnv holds its layouts, whose bin directories go on PATH.
+	".envrc", ".direnv",
+	// git hook managers: the hooks they install run what these name on commit.
+	".husky", ".githooks", ".pre-commit-config.yaml",
+	"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml",
+	// a project .gitconfig is included by path from the user's git config, core.fsmonitor and all.
+	".gitconfig",
+	// VS Code: folderOpen tasks and settings that name executables run when the folder opens.
+	".vscode/settings.json", ".vscode/tasks.json", "*.code-workspace",
+	// package managers: yarnPath/yarn-path replace yarn itself; .pnpmfile.cjs runs on every install.
+	".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs",
+	"**/secrets*",
+}

@@ -45,6 +45,9 @@ func Merge(base, over schema.Config) schema.Config {
 	if over.IgnoreVCS != nil {
 		out.IgnoreVCS = over.IgnoreVCS
 	}
+	if over.AllowGitDirs != nil {
+		out.AllowGitDirs = over.AllowGitDirs
+	}
 	if over.PostEdit != nil {
 		out.PostEdit = over.PostEdit
 	}
@@ -91,6 +94,8 @@ func (e *PolicyError) Error() string { return e.Msg }
 //   - content_hashes: either way; hashes guard the client's own edits and widen no access;
 //   - ignore_vcs: either way; ignore rules hide clutter, not secrets (read_file reaches an
 //     ignored path anyway), so turning them off widens no access;
+//   - allow_git_dirs: false always; true only when the host set it true (it lets the model
+//     plant what git runs);
 //   - post_edit, post_edit_timeout, mounts: refused (refuseHostOnly); the engine takes the hooks
 //     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
 //     relative to it).
@@ -116,6 +121,14 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		out.IgnoreVCS = client.IgnoreVCS
 	}
 	out.ProtectedPatterns = client.ProtectedPatterns
+	out.AllowGitDirs = host.AllowGitDirs
+	if client.AllowGitDirs != nil {
+		if *client.AllowGitDirs && (host.AllowGitDirs == nil || !*host.AllowGitDirs) {
+			return out, &PolicyError{"allow_git_dirs", "allow_git_dirs: the host does not allow git directories. " +
+				"The host fixed the policy: a client may only leave it off (false or omitted)."}
+		}
+		out.AllowGitDirs = client.AllowGitDirs
+	}
 	if out.Cwd == "" && client.RootDir == "" {
 		out.Cwd = host.Cwd
 	}

@@ -13,6 +13,8 @@ import (
 
 func intp(v int) *int { return &v }
 
+func boolp(v bool) *bool { return &v }
+
 // Every *int field of schema.Config is a limit, and schema.Limits must list it: Merge and
 // Narrow know the limits only from that table, so a limit missing from it could be raised by a
 // client of a host that fixed the policy.
@@ -53,6 +55,7 @@ func TestNarrowRefusesWidening(t *testing.T) {
 		{"tool the host lacks", schema.Config{Tools: []string{"read_file", "edit_file"}}, "tools"},
 		{"clear the default denied", schema.Config{DeniedPatterns: &[]string{}}, "denied_patterns"},
 		{"clear the default protected", schema.Config{ProtectedPatterns: &[]string{}}, "protected_patterns"},
+		{"allow git directories the host does not", schema.Config{AllowGitDirs: boolp(true)}, "allow_git_dirs"},
 	} {
 		_, err := Narrow(host, c.client)
 		pe, ok := err.(*PolicyError)
@@ -283,4 +286,35 @@ func TestMountsAreHostOnly(t *testing.T) {
 func wireJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// allow_git_dirs lets the model plant what git runs: a client may keep it off or switch a
+// host's on off, never switch it on over a host that left it off.
+func TestNarrowAllowGitDirs(t *testing.T) {
+	for _, c := range []struct {
+		host, client *bool
+		want         bool
+		refused      bool
+	}{
+		{nil, nil, false, false},
+		{nil, boolp(false), false, false},
+		{nil, boolp(true), false, true},
+		{boolp(false), boolp(true), false, true},
+		{boolp(true), nil, true, false},
+		{boolp(true), boolp(false), false, false},
+		{boolp(true), boolp(true), true, false},
+	} {
+		got, err := Narrow(schema.Config{AllowGitDirs: c.host}, schema.Config{AllowGitDirs: c.client})
+		if (err != nil) != c.refused {
+			t.Errorf("host %v client %v: err %v; refused want %v", c.host, c.client, err, c.refused)
+			continue
+		}
+		if err == nil && (got.AllowGitDirs != nil && *got.AllowGitDirs) != c.want {
+			t.Errorf("host %v client %v: allow_git_dirs %v; want %v", c.host, c.client, got.AllowGitDirs, c.want)
+		}
+	}
+	// Merge (a bare fsbox serve, or the --config file over the defaults) takes it either way.
+	if m := Merge(schema.Config{AllowGitDirs: boolp(true)}, schema.Config{AllowGitDirs: boolp(false)}); *m.AllowGitDirs {
+		t.Error("Merge did not take allow_git_dirs: false")
+	}
 }
