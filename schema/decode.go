@@ -167,11 +167,11 @@ const (
 
 // typeInfo is the cached shape of a Go type.
 type typeInfo struct {
-	kind     typeKind
-	bits     int       // kInt, kUint: the size in bits
-	elem     *typeInfo // kSlice, kMap: the element
-	fields   []fieldInfo
-	names    []string // kStruct: the members, in declaration order
+	kind   typeKind
+	bits   int       // kInt, kUint: the size in bits
+	elem   *typeInfo // kSlice, kMap: the element
+	fields []fieldInfo
+	names  []string // kStruct: the members, in declaration order
 }
 
 type fieldInfo struct {

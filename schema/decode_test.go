@@ -80,8 +80,8 @@ func TestDecodeRefusesWhatEncodingJSONLetsThrough(t *testing.T) {
 
 func TestDecodeMessages(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"protocol_version":"1","config":{"denid":[]}}`: "unknown member `config.denid`; did you mean `denied_patterns`?",
-		`{"protocol_version":"1","config":{"xyz":1}}`:    "unknown member `config.xyz`; the members are root_dir, cwd,",
+		`{"protocol_version":"1","config":{"denid":[]}}`:           "unknown member `config.denid`; did you mean `denied_patterns`?",
+		`{"protocol_version":"1","config":{"xyz":1}}`:              "unknown member `config.xyz`; the members are root_dir, cwd,",
 		`{"protocol_version":"1","config":{"max_read_lines":"9"}}`: "`config.max_read_lines`: expected an integer, got a string",
 	} {
 		err := Decode([]byte(in), &InitializeParams{})
