@@ -345,6 +345,7 @@ func (r *runner) missingCaps() []string {
 			for _, a := range st.Answers {
 				need["change_request_fs"] = need["change_request_fs"] || a.FS != nil
 				need["change_request_error"] = need["change_request_error"] || a.Error != nil
+				need["change_request_raw"] = need["change_request_raw"] || a.RawResult != nil
 				need["cancel"] = need["cancel"] || a.Cancel
 				need["pipelining"] = need["pipelining"] || a.Calls != nil
 				for _, op := range a.FS {
@@ -653,6 +654,9 @@ func (r *runner) answerFunc(answers []Answer, label string) AnswerFunc {
 		}
 		if a.Cancel {
 			return nil, cancelAnswer
+		}
+		if a.RawResult != nil {
+			return a.RawResult, nil
 		}
 		res := map[string]any{"approve": a.Approve}
 		if a.Reason != "" {

@@ -67,7 +67,7 @@ type hostConfigurable interface {
 
 // wireCaps are the capabilities of every target spoken to on the raw protocol.
 var wireCaps = map[string]bool{"raw_wire": true, "methods": true, "pipelining": true,
-	"change_request_fs": true, "change_request_error": true, "descriptors": true, "cancel": true,
+	"change_request_fs": true, "change_request_error": true, "change_request_raw": true, "descriptors": true, "cancel": true,
 	"initialize": true, "config": true, "events": true, "change_requests": true, "result_shape": true}
 
 // DialFunc connects to a fresh server session, e.g. one in the same process.

@@ -166,6 +166,10 @@ type Answer struct {
 	Arguments map[string]any `json:"arguments,omitempty"`
 	// Error answers with a JSON-RPC error instead of a result.
 	Error *RPCError `json:"error,omitempty"`
+	// RawResult answers with exactly this result, whatever the other fields say: an answer a
+	// well-behaved SDK cannot send (a misspelled or mistyped member), which the server must
+	// refuse rather than misread. Needs the capability change_request_raw.
+	RawResult json.RawMessage `json:"raw_result,omitempty"`
 	// FS is performed before answering (a change racing the approval).
 	FS []FSOp `json:"fs,omitempty"`
 	// Cancel sends $/cancel_request for the call instead of answering; the change request is

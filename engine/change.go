@@ -98,8 +98,14 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	}
 	ans, err := c.hooks.ChangeRequest(c.ctx, req)
 	if err != nil {
-		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed,
-			Msg: "The change request failed, so nothing was changed.", Err: err}
+		msg := "The change request failed, so nothing was changed."
+		var de *schema.DecodeError
+		if errors.As(err, &de) {
+			// The client's answer did not fit the bundle (a front end decodes it with
+			// schema.Decode): say which member, for the host who has to fix its client.
+			msg = "The client's answer to the change request was refused (" + de.Error() + "), so nothing was changed."
+		}
+		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed, Msg: msg, Err: err}
 	}
 	return decide(c.tool, op, rel, pin, ans)
 }

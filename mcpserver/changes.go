@@ -111,11 +111,15 @@ func (a *approval) decider() decideFunc {
 		}
 		switch res.Action {
 		case "accept":
-			if approve, _ := res.Content["approve"].(bool); approve {
+			ans, err := decodeAnswer(res.Content)
+			if err != nil {
+				return false, "", err
+			}
+			if ans.Approve {
 				return true, "", nil
 			}
-			if reason, _ := res.Content["reason"].(string); strings.TrimSpace(reason) != "" {
-				return false, reason, nil
+			if strings.TrimSpace(ans.Reason) != "" {
+				return false, ans.Reason, nil
 			}
 			return false, reasonRefused, nil
 		case "decline":
@@ -123,6 +127,25 @@ func (a *approval) decider() decideFunc {
 		}
 		return false, reasonCancelled, nil
 	}
+}
+
+// formAnswer is the content of an accepted approval form (inputRequired's requestedSchema).
+type formAnswer struct {
+	Approve bool   `json:"approve"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// decodeAnswer decodes an accepted form's content with schema.Decode, as strictly as
+// change_request answers on the JSON-RPC front end: {"Approve": true}, {"approve": "yes"} or an
+// extra member is refused naming it (the call fails with change_request_failed, nothing is
+// changed), never read as a refusal or an approval it was not.
+func decodeAnswer(content map[string]any) (formAnswer, error) {
+	var ans formAnswer
+	data, err := json.Marshal(content)
+	if err != nil {
+		return ans, err
+	}
+	return ans, schema.Decode(data, &ans)
 }
 
 // inputRequired is the round-one result asking the client to approve a.pending.

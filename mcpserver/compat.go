@@ -1,10 +1,8 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -166,20 +164,13 @@ var compatTools = []compatTool{
 		input:       obj(nil, map[string]any{}), run: listAllowed},
 }
 
-// decodeCompat decodes raw strictly (unknown fields are invalid_arguments) into dst.
+// decodeCompat decodes raw into dst with schema.Decode, the decoder of every front end: member
+// names exact and case-sensitive, unknown or repeated ones refused, types checked. A refusal is
+// invalid_arguments in the engine's words (engine.ArgumentsError), naming the argument and the
+// one meant when close.
 func decodeCompat(tool string, raw json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		var te *json.UnmarshalTypeError
-		msg := "The arguments must be a JSON object matching the tool's input schema."
-		switch {
-		case errors.As(err, &te):
-			msg = fmt.Sprintf("Argument '%s' has the wrong type.", te.Field)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			msg = fmt.Sprintf("Unknown argument %s.", strings.TrimPrefix(err.Error(), "json: unknown field "))
-		}
-		return invalidArgs(tool, msg)
+	if err := schema.Decode(raw, dst); err != nil {
+		return engine.ArgumentsError(tool, err)
 	}
 	return nil
 }
@@ -226,8 +217,9 @@ func readMediaFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, 
 
 func readTextFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {
 	var a struct {
-		Path       string `json:"path"`
-		Head, Tail *int
+		Path string `json:"path"`
+		Head *int   `json:"head,omitempty"`
+		Tail *int   `json:"tail,omitempty"`
 	}
 	if err := decodeCompat("read_text_file", raw, &a); err != nil {
 		return nil, err
@@ -260,10 +252,10 @@ func editFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error
 	var a struct {
 		Path  string `json:"path"`
 		Edits []struct {
-			OldText *string `json:"oldText"`
-			NewText *string `json:"newText"`
+			OldText string `json:"oldText"`
+			NewText string `json:"newText"`
 		} `json:"edits"`
-		DryRun bool `json:"dryRun"`
+		DryRun bool `json:"dryRun,omitempty"`
 	}
 	if err := decodeCompat("edit_file", raw, &a); err != nil {
 		return nil, err
@@ -272,11 +264,8 @@ func editFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error
 		return nil, invalidArgs("edit_file", "Argument 'edits' needs at least one {oldText, newText}.")
 	}
 	args := schema.EditFileArgs{Path: a.Path}
-	for i, e := range a.Edits {
-		if e.OldText == nil || e.NewText == nil {
-			return nil, invalidArgs("edit_file", fmt.Sprintf("edits[%d] needs both oldText and newText.", i))
-		}
-		args.Replacements = append(args.Replacements, schema.Replacement{OldText: *e.OldText, NewText: *e.NewText})
+	for _, e := range a.Edits {
+		args.Replacements = append(args.Replacements, schema.Replacement{OldText: e.OldText, NewText: e.NewText})
 	}
 	if !a.DryRun {
 		return call(ctx, c, schema.ToolEditFile, args)
@@ -308,7 +297,7 @@ func editFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error
 func listWithSizes(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {
 	var a struct {
 		Path   string `json:"path"`
-		SortBy string `json:"sortBy"`
+		SortBy string `json:"sortBy,omitempty"`
 	}
 	if err := decodeCompat("list_directory_with_sizes", raw, &a); err != nil {
 		return nil, err
@@ -322,7 +311,7 @@ func listWithSizes(ctx context.Context, c *toolCall, raw json.RawMessage) (any, 
 func directoryTree(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {
 	var a struct {
 		Path            string   `json:"path"`
-		ExcludePatterns []string `json:"excludePatterns"`
+		ExcludePatterns []string `json:"excludePatterns,omitempty"`
 	}
 	if err := decodeCompat("directory_tree", raw, &a); err != nil {
 		return nil, err
@@ -337,7 +326,7 @@ func searchFiles(ctx context.Context, c *toolCall, raw json.RawMessage) (any, er
 	var a struct {
 		Path            string   `json:"path"`
 		Pattern         string   `json:"pattern"`
-		ExcludePatterns []string `json:"excludePatterns"`
+		ExcludePatterns []string `json:"excludePatterns,omitempty"`
 	}
 	if err := decodeCompat("search_files", raw, &a); err != nil {
 		return nil, err

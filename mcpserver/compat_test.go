@@ -160,3 +160,35 @@ func TestCompatMoveFile(t *testing.T) {
 	}
 	f.noHostPath(t, res, "../stolen.txt")
 }
+
+// TestArgumentsAreDecodedStrictly: both presentations decode arguments with schema.Decode. The
+// reference tools used encoding/json, which matched names case-insensitively: {"path", "Head": 1}
+// read one line as if head had been given, and {"PATH": …} named the file.
+func TestArgumentsAreDecodedStrictly(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct {
+		compat bool
+		tool   string
+		args   map[string]any
+		want   string
+	}{
+		{true, "read_text_file", map[string]any{"path": "a.txt", "Head": 1}, "Unknown argument 'Head'. Did you mean 'head'?"},
+		{true, "read_text_file", map[string]any{"PATH": "a.txt"}, "Unknown argument 'PATH'. Did you mean 'path'?"},
+		{true, "read_text_file", map[string]any{"path": "a.txt", "head": "1"}, "Argument 'head' must be an integer, not a string."},
+		{true, "edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": "two", "NewText": "TWO"}}}, "Unknown argument 'edits[0].NewText'. Did you mean 'newText'?"},
+		{true, "edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"oldText": "two"}}}, "Missing required argument 'edits[0].newText'."},
+		{true, "search_files", map[string]any{"path": ".", "pattern": "*.txt", "exclude_patterns": []any{"a*"}}, "Did you mean 'excludePatterns'?"},
+		{true, "list_allowed_directories", map[string]any{"path": "."}, "This tool takes no arguments."},
+		{false, "read_file", map[string]any{"Path": "a.txt"}, "Unknown argument 'Path'. Did you mean 'path'?"},
+		{false, "write_file", map[string]any{"path": "b.txt", "content": "x", "contents": "y"}, "Unknown argument 'contents'. Did you mean 'content'?"},
+	} {
+		cs := f.connect(t, Options{Compat: map[bool]Compat{true: CompatReference}[c.compat]}, nil, modern)
+		res := callTool(t, cs, c.tool, c.args)
+		if kind := errorKind(t, res); kind != "invalid_arguments" || !strings.Contains(text(t, res), c.want) {
+			t.Errorf("%s %v: kind %s, text %q; want invalid_arguments containing %q", c.tool, c.args, kind, text(t, res), c.want)
+		}
+	}
+	if got := f.read(t, "a.txt"); strings.Contains(got, "TWO") {
+		t.Errorf("a refused edit was applied: %q", got)
+	}
+}

@@ -416,3 +416,50 @@ func TestAFailedElicitationChangesNothing(t *testing.T) {
 		t.Error("the change was applied")
 	}
 }
+
+// TestApprovalAnswerIsDecodedStrictly: an accepted approval form is {approve, reason?}, decoded
+// by schema.Decode. {"approve": true, "note": …} used to approve (the extra member dropped) and
+// {"Approve": true} to refuse with the user's "refused" reason; each now fails the call naming the
+// member, and nothing is written.
+func TestApprovalAnswerIsDecodedStrictly(t *testing.T) {
+	// Over the wire: what the Go SDK's client lets through (it checks the form's required members
+	// and types itself, not extra ones).
+	for content, want := range map[string]string{
+		`{"approve":true,"note":"ok"}`:     "unknown member `note`",
+		`{"approve":true,"Approve":false}`: "unknown member `Approve`; did you mean `approve`?",
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(content), &m); err != nil {
+			t.Fatal(err)
+		}
+		f := newFixture(t)
+		answer := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: m}, nil
+		}
+		cs := f.connect(t, Options{}, &mcp.ClientOptions{ElicitationHandler: answer}, modern)
+		res := callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "old_text": "two", "new_text": "TWO"})
+		if kind := errorKind(t, res); kind != "change_request_failed" || !strings.Contains(text(t, res), want) {
+			t.Errorf("answer %s: kind %s, text %q; want change_request_failed containing %q", content, kind, text(t, res), want)
+		}
+		if got := f.read(t, "a.txt"); strings.Contains(got, "TWO") {
+			t.Errorf("answer %s: the change was applied", content)
+		}
+	}
+	// What a client that checks nothing may send: refused by the server itself.
+	req := &schema.FileChangeRequest{EventBase: schema.EventBase{Tool: "edit_file", Path: "a.txt"}, Operation: "edit", Diff: "-a\n+b\n", Reason: "listener"}
+	for content, want := range map[string]string{
+		`{"Approve":true}`:              "unknown member `Approve`; did you mean `approve`?",
+		`{"approve":"yes"}`:             "`approve`: expected a boolean, got a string",
+		`{"reason":"no approve given"}`: "missing member `approve`",
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(content), &m); err != nil {
+			t.Fatal(err)
+		}
+		accept := &mcp.ElicitResult{Action: "accept", Content: m}
+		a := &approval{policy: ChangesAsk, canElicit: true, answer: accept, state: changeDigest(req)}
+		if ok, _, err := a.decider()(context.Background(), req); ok || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("answer %s: approve %v, err %v; want an error containing %q", content, ok, err, want)
+		}
+	}
+}

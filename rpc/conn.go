@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -128,8 +129,15 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 // caller's read loop must return.
 func (c *Conn) dispatch(msg *message) (tookOver bool) {
 	if msg.method == CancelMethod {
-		c.cancelRequest(msg.params)
-		if msg.kind == kindRequest {
+		perr := c.cancelRequest(msg.params)
+		switch {
+		case msg.kind != kindRequest:
+			if perr != nil {
+				c.logf("rpc: %s notification refused: %s", CancelMethod, perr.Message)
+			}
+		case perr != nil:
+			c.writeLine(appendErrorResponse(getLine(), msg.id, perr), true)
+		default:
 			line, _ := appendResponse(getLine(), msg.id, nil, nil) // a null result always encodes
 			c.writeLine(line, true)
 		}
@@ -412,17 +420,17 @@ func (c *Conn) unregister(id string, fl *pending) bool {
 }
 
 // cancelRequest handles $/cancel_request: it cancels every running request whose id is, byte
-// for byte after removing insignificant whitespace, params.id. Anything else is ignored.
-func (c *Conn) cancelRequest(params json.RawMessage) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(params, &p) != nil || !validID(p.ID) {
-		return
+// for byte after removing insignificant whitespace, params.id; an id not in flight is ignored.
+// The params are decoded strictly (see [cancelID]): anything else is refused with the -32602
+// returned, and nothing is cancelled.
+func (c *Conn) cancelRequest(params json.RawMessage) *Error {
+	raw, perr := cancelID(params)
+	if perr != nil {
+		return perr
 	}
 	var id bytes.Buffer
-	if json.Compact(&id, p.ID) != nil {
-		return
+	if json.Compact(&id, raw) != nil {
+		return &Error{Code: CodeInvalidParams, Message: msgCancelID}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -430,6 +438,54 @@ func (c *Conn) cancelRequest(params json.RawMessage) {
 		fl.cancelled = true
 		fl.cancel()
 	}
+	return nil
+}
+
+// cancelID returns the id of $/cancel_request params, which must be exactly {"id": <id>}: an
+// object whose one member is named "id", case-sensitively (encoding/json would take "ID" or "Id"
+// too), given once, holding a string or an integer. Anything else is a -32602 naming the member.
+// A misspelled cancel is refused rather than guessed at, as every message of the server is.
+func cancelID(params json.RawMessage) (json.RawMessage, *Error) {
+	bad := func(msg string) (json.RawMessage, *Error) {
+		return nil, &Error{Code: CodeInvalidParams, Message: "invalid params: " + CancelMethod + ": " + msg}
+	}
+	if len(params) == 0 || params[0] != '{' {
+		return bad(`params must be an object {"id": <id of the request to cancel>}`)
+	}
+	var id json.RawMessage
+	i := skipSpace(params, 1)
+	for i < len(params) && params[i] == '"' {
+		end := skipString(params, i)
+		name := string(params[i+1 : end-1])
+		if strings.IndexByte(name, '\\') >= 0 && json.Unmarshal(params[i:end], &name) != nil {
+			return bad("malformed member name")
+		}
+		i = skipSpace(params, end)
+		if i >= len(params) || params[i] != ':' {
+			return bad("malformed object")
+		}
+		start := skipSpace(params, i+1)
+		i = skipValue(params, start)
+		switch {
+		case name != "id" && strings.EqualFold(name, "id"):
+			return bad(fmt.Sprintf("unknown member `%s`; did you mean `id`?", name))
+		case name != "id":
+			return bad(fmt.Sprintf("unknown member `%s`; the only member is `id`", name))
+		case id != nil:
+			return bad("member `id` is given twice")
+		}
+		id = params[start:i]
+		if i = skipSpace(params, i); i < len(params) && params[i] == ',' {
+			i = skipSpace(params, i+1)
+		}
+	}
+	switch {
+	case id == nil:
+		return bad("missing member `id`")
+	case !validID(id):
+		return nil, &Error{Code: CodeInvalidParams, Message: msgCancelID}
+	}
+	return id, nil
 }
 
 // start counts a handler in, unless the connection is stopping.

@@ -675,3 +675,64 @@ func TestMaxConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestCancelParamsAreStrict: $/cancel_request's params are exactly {"id": <id>}. encoding/json
+// would take {"ID": 1} or {"Id": 1} for the id and drop {"id": 1, "reason": …}'s extra member;
+// here each is refused, naming the member, and cancels nothing: as a request it is answered
+// -32602, as a notification it is logged and the request runs on.
+func TestCancelParamsAreStrict(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var logged []string
+	p := serve(t, waitHandler(release), Options{Logf: func(f string, a ...any) {
+		mu.Lock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+		mu.Unlock()
+	}})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+	for params, want := range map[string]string{
+		`{"ID":1}`:                 "unknown member `ID`; did you mean `id`?",
+		`{"Id":1}`:                 "unknown member `Id`; did you mean `id`?",
+		`{"id":1,"reason":"user"}`: "unknown member `reason`; the only member is `id`",
+		`{"id":1,"id":2}`:          "member `id` is given twice",
+		`{}`:                       "missing member `id`",
+		`[1]`:                      "params must be an object",
+		`{"id":1.5}`:               "`id`: expected a string or an integer",
+	} {
+		p.send(`{"jsonrpc":"2.0","id":"k","method":"$/cancel_request","params":%s}`, params)
+		m := p.recvMsg()
+		if string(m.ID) != `"k"` || m.code() != CodeInvalidParams || !strings.Contains(m.Error.Message, want) {
+			t.Errorf("cancel with params %s: reply %s; want -32602 containing %q", params, m.line, want)
+		}
+		p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":%s}`, params)
+	}
+	p.send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`) // the cancels above were processed before this
+	if m := p.recvMsg(); string(m.ID) != `"ping"` {
+		t.Fatalf("got %s; want the ping's reply (request 1 must not be cancelled)", m.line)
+	}
+	p.send(`{"jsonrpc":"2.0","id":"k","method":"$/cancel_request","params":{"id":1}}`)
+	got := map[string]bool{}
+	for range 2 {
+		m := p.recvMsg()
+		got[string(m.ID)] = true
+		switch string(m.ID) {
+		case "1":
+			if m.code() != CodeRequestCancelled {
+				t.Errorf("request 1: reply %s; want -32800 once a well-formed cancel came", m.line)
+			}
+		case `"k"`:
+			if string(m.Result) != "null" {
+				t.Errorf("well-formed cancel request: reply %s; want null", m.line)
+			}
+		}
+	}
+	close(release)
+	if err := p.wait(); err != nil {
+		t.Fatalf("Serve = %v; want nil", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := len(logged); n < 7 {
+		t.Errorf("%d refused cancel notifications logged, want 7: %q", n, logged)
+	}
+}

@@ -88,7 +88,11 @@
 //     is registered on the read loop before its handler starts, so a cancel on the next line
 //     always finds it. If the handler then returns an error, the reply is -32800 "request
 //     cancelled"; if it returns a result (its work had committed), the result is sent. Unknown
-//     ids are ignored; sent as a request, $/cancel_request is answered null.
+//     ids are ignored; sent as a request, $/cancel_request is answered null. Its params are
+//     decoded strictly: exactly {"id": <string or integer>}, member names case-sensitive, no
+//     other member, no duplicate. Anything else cancels nothing and, sent as a request, is
+//     answered -32602 naming the member ("unknown member `ID`; did you mean `id`?"); sent as a
+//     notification, it is logged.
 //  6. At EOF on input nothing more is read; requests in flight finish and are answered, and then
 //     Serve returns nil. Calls still waiting for a reply fail, since none can arrive. A write
 //     error (the peer is gone) closes the connection and Serve returns nil, without logging.

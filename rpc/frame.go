@@ -126,6 +126,7 @@ const (
 	msgBothKinds   = `invalid request: a request must not carry "result" or "error"`
 	msgNoMethod    = `invalid request: missing "method"`
 	msgParams      = `invalid params: "params" must be an object or an array`
+	msgCancelID    = "invalid params: " + CancelMethod + ": `id`: expected a string or an integer"
 	msgTooLong     = "invalid request: message exceeds the size limit"
 	msgStrayReply  = "invalid request: response to an unknown id"
 	msgCancelled   = "request cancelled"

@@ -43,8 +43,9 @@ const bundleID = "https://fsbox.dev/schema/v1/fsbox.schema.json"
 // The document holds $defs for every type and an "x-fsbox" manifest naming the methods, tools,
 // events and error kinds by $defs reference, since JSON Schema has no notion of a method:
 //
-//  1. argument and params types, and everything they reach, are closed (additionalProperties: false):
-//     a wrong field name is an error the model should learn from;
+//  1. argument and params types, the results of server-to-client calls (what the client answers),
+//     and everything they reach, are closed (additionalProperties: false): a wrong field name is
+//     an error, never ignored (see [Decode], which enforces it);
 //  2. result and event types are open, so a newer server may add fields without breaking clients;
 //  3. every event type pins its kind with const.
 func Generate(commentDir string) ([]byte, error) {
@@ -152,6 +153,10 @@ func Generate(commentDir string) ([]byte, error) {
 				return nil, err
 			}
 			e.Result = ref
+			if m.Direction == "server_to_client" {
+				// The client's answer to our call is input like any params: closed.
+				closed = append(closed, m.Result.Name())
+			}
 		}
 		methods = append(methods, e)
 	}

@@ -9,8 +9,10 @@
 //     `go test ./schema -run TestBundle -update`, committed, embedded and served by the `schema` method;
 //  3. the SDKs are generated from fsbox.schema.json alone, never from these types.
 //
-// Package schema imports nothing else of fsbox. It does not validate anything at run time beyond
-// decoding; the engine owns validation.
+// Package schema imports nothing else of fsbox. At run time it decodes: [Decode] is the one strict
+// decoder of everything a client sends, on every front end (exact member names, no unknown or
+// repeated members, JSON types, required members), and it checks nothing beyond the shape; the
+// engine owns validation of what the values mean.
 package schema
 
 // ProtocolVersion is the protocol major version this package describes.

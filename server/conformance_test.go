@@ -1,9 +1,7 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"testing"
@@ -27,9 +25,7 @@ func TestConformance(t *testing.T) {
 			return nil, err
 		}
 		var cfg schema.Config
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
+		if err := schema.Decode(data, &cfg); err != nil {
 			return nil, err
 		}
 		return conformance.PipeDialer(func(ctx context.Context, r io.Reader, w io.Writer) error {

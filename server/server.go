@@ -145,8 +145,8 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 	}
 	var p schema.InitializeParams
 	if len(req.Params) > 0 {
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			return nil, invalidParams("initialize params: " + err.Error())
+		if err := schema.Decode(req.Params, &p); err != nil {
+			return nil, decodeError("initialize", err)
 		}
 	}
 	if major, _, _ := strings.Cut(p.ProtocolVersion, "."); major != schema.ProtocolVersion {
@@ -211,15 +211,18 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 }
 
 func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, caps schema.ClientCapabilities, raw json.RawMessage) (any, error) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil || p.Name == "" {
+	var p callParams
+	if len(raw) == 0 {
 		return nil, invalidParams("tools/call needs params {name, arguments}")
 	}
-	args := p.Arguments
-	if len(args) == 0 || string(args) == "null" {
+	if err := schema.Decode(raw, &p); err != nil {
+		return nil, decodeError("tools/call", err)
+	}
+	if p.Name == "" {
+		return nil, invalidParams("tools/call needs params {name, arguments}")
+	}
+	args := json.RawMessage(p.Arguments)
+	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var h engine.Hooks
@@ -232,8 +235,18 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 	}
 	if caps.ChangeRequests {
 		h.ChangeRequest = func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error) {
+			var raw json.RawMessage
+			if err := c.Call(ctx, "change_request", req, &raw); err != nil {
+				return schema.ChangeRequestResult{}, err
+			}
+			// The answer is input like any params: a misspelled member must not turn an edit
+			// or a refusal into something else. A bad one fails the call (change_request_failed,
+			// naming the member); nothing is changed.
 			var res schema.ChangeRequestResult
-			if err := c.Call(ctx, "change_request", req, &res); err != nil {
+			if len(raw) == 0 {
+				raw = json.RawMessage("null")
+			}
+			if err := schema.Decode(raw, &res); err != nil {
 				return schema.ChangeRequestResult{}, err
 			}
 			return res, nil
@@ -248,6 +261,22 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 		return nil, s.internal(err)
 	}
 	return out, nil
+}
+
+// callParams is the tools/call envelope, schema.ToolsCallParams with the arguments kept as bytes
+// for the engine to decode against the named tool's own type.
+type callParams struct {
+	// Tool name, as listed by tools/list.
+	Name string `json:"name"`
+	// Tool arguments; unknown fields are an error.
+	Arguments schema.RawObject `json:"arguments,omitempty"`
+}
+
+// decodeError is the -32602 answer to params that schema.Decode refused: the message names the
+// method and the member by its path ("initialize: unknown member `config.denid`; did you mean
+// `denied_patterns`?"), kind invalid_arguments.
+func decodeError(method string, err error) *rpc.Error {
+	return invalidParams(method + ": " + err.Error())
 }
 
 // internal logs the cause of an internal error and returns its wire form.
