@@ -352,7 +352,7 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	defer func() {
 		if p := recover(); p != nil {
 			res = nil
-			err = &Error{Op: toolName, Kind: kindInternal, Msg: "Internal error in the file tools.",
+			err = &Error{Op: toolName, Kind: kindInternal, Msg: schema.InternalErrorMessage,
 				Err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 		}
 	}()
@@ -366,7 +366,7 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	}
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
-			err = &Error{Op: toolName, Kind: kindInternal, Msg: "Internal error in the file tools.", Err: err}
+			err = &Error{Op: toolName, Kind: kindInternal, Msg: schema.InternalErrorMessage, Err: err}
 		}
 		return nil, err
 	}

@@ -55,44 +55,44 @@ func isRetryKind(kind schema.ErrorKind) bool {
 	return retry
 }
 
-// Error kinds used by the engine, spelled as constants so a typo cannot compile.
+// Error kinds used by the engine: short names for the schema package's constants, the one source.
 const (
-	kindInvalidArguments    schema.ErrorKind = "invalid_arguments"
-	kindUnknownTool         schema.ErrorKind = "unknown_tool"
-	kindNotFound            schema.ErrorKind = "not_found"
-	kindNotAFile            schema.ErrorKind = "not_a_file"
-	kindNotADirectory       schema.ErrorKind = "not_a_directory"
-	kindNotRegularFile      schema.ErrorKind = "not_regular_file"
-	kindAlreadyExists       schema.ErrorKind = "already_exists"
-	kindParentMissing       schema.ErrorKind = "parent_missing"
-	kindParentNotDirectory  schema.ErrorKind = "parent_not_directory"
-	kindOutsideRoot         schema.ErrorKind = "outside_root"
-	kindDenied              schema.ErrorKind = "denied"
-	kindNotAllowed          schema.ErrorKind = "not_allowed"
-	kindProtected           schema.ErrorKind = "protected"
-	kindPermissionDenied    schema.ErrorKind = "permission_denied"
-	kindStaleHash           schema.ErrorKind = "stale_hash"
-	kindNoMatch             schema.ErrorKind = "no_match"
-	kindMultipleMatches     schema.ErrorKind = "multiple_matches"
-	kindEmptyOldText        schema.ErrorKind = "empty_old_text"
-	kindBinaryFile          schema.ErrorKind = "binary_file"
-	kindInvalidEncoding     schema.ErrorKind = "invalid_encoding"
-	kindOffsetOutOfRange    schema.ErrorKind = "offset_out_of_range"
-	kindInvalidPattern      schema.ErrorKind = "invalid_pattern"
-	kindInvalidPath         schema.ErrorKind = "invalid_path"
-	kindNameTooLong         schema.ErrorKind = "name_too_long"
-	kindSymlinkLoop         schema.ErrorKind = "symlink_loop"
-	kindPathTooLong         schema.ErrorKind = "path_too_long"
-	kindChanged             schema.ErrorKind = "changed_during_request"
-	kindDirectoryNotEmpty   schema.ErrorKind = "directory_not_empty"
-	kindTooManyEntries      schema.ErrorKind = "too_many_entries"
-	kindCrossDevice         schema.ErrorKind = "cross_device"
-	kindToolUnavailable     schema.ErrorKind = "tool_unavailable"
-	kindNoSpace             schema.ErrorKind = "no_space"
-	kindReadOnlyFilesystem  schema.ErrorKind = "read_only_filesystem"
-	kindIOError             schema.ErrorKind = "io_error"
-	kindChangeRequestFailed schema.ErrorKind = "change_request_failed"
-	kindInternal            schema.ErrorKind = "internal"
+	kindInvalidArguments    = schema.KindInvalidArguments
+	kindUnknownTool         = schema.KindUnknownTool
+	kindNotFound            = schema.KindNotFound
+	kindNotAFile            = schema.KindNotAFile
+	kindNotADirectory       = schema.KindNotADirectory
+	kindNotRegularFile      = schema.KindNotRegularFile
+	kindAlreadyExists       = schema.KindAlreadyExists
+	kindParentMissing       = schema.KindParentMissing
+	kindParentNotDirectory  = schema.KindParentNotDirectory
+	kindOutsideRoot         = schema.KindOutsideRoot
+	kindDenied              = schema.KindDenied
+	kindNotAllowed          = schema.KindNotAllowed
+	kindProtected           = schema.KindProtected
+	kindPermissionDenied    = schema.KindPermissionDenied
+	kindStaleHash           = schema.KindStaleHash
+	kindNoMatch             = schema.KindNoMatch
+	kindMultipleMatches     = schema.KindMultipleMatches
+	kindEmptyOldText        = schema.KindEmptyOldText
+	kindBinaryFile          = schema.KindBinaryFile
+	kindInvalidEncoding     = schema.KindInvalidEncoding
+	kindOffsetOutOfRange    = schema.KindOffsetOutOfRange
+	kindInvalidPattern      = schema.KindInvalidPattern
+	kindInvalidPath         = schema.KindInvalidPath
+	kindNameTooLong         = schema.KindNameTooLong
+	kindSymlinkLoop         = schema.KindSymlinkLoop
+	kindPathTooLong         = schema.KindPathTooLong
+	kindChanged             = schema.KindChangedDuringRequest
+	kindDirectoryNotEmpty   = schema.KindDirectoryNotEmpty
+	kindTooManyEntries      = schema.KindTooManyEntries
+	kindCrossDevice         = schema.KindCrossDevice
+	kindToolUnavailable     = schema.KindToolUnavailable
+	kindNoSpace             = schema.KindNoSpace
+	kindReadOnlyFilesystem  = schema.KindReadOnlyFilesystem
+	kindIOError             = schema.KindIOError
+	kindChangeRequestFailed = schema.KindChangeRequestFailed
+	kindInternal            = schema.KindInternal
 )
 
 // outsidePlaceholder replaces every host path outside the root in model-facing text.

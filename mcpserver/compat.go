@@ -176,7 +176,7 @@ func decodeCompat(tool string, raw json.RawMessage, dst any) error {
 }
 
 func invalidArgs(tool, msg string) *engine.Error {
-	return &engine.Error{Op: tool, Kind: "invalid_arguments", Msg: msg}
+	return &engine.Error{Op: tool, Kind: schema.KindInvalidArguments, Msg: msg}
 }
 
 func call(ctx context.Context, c *toolCall, tool string, args any) (any, error) {
@@ -209,7 +209,7 @@ func readMediaFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, 
 		return nil, err
 	}
 	if r, ok := res.(*schema.ReadFileResult); !ok || r.Data == nil {
-		return nil, &engine.Error{Op: "read_media_file", Kind: "binary_file", Path: a.Path,
+		return nil, &engine.Error{Op: "read_media_file", Kind: schema.KindBinaryFile, Path: a.Path,
 			Msg: fmt.Sprintf("'%s' is not an image or PDF of at most 5,000,000 bytes. Use read_text_file.", a.Path)}
 	}
 	return res, nil

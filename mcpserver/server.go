@@ -141,7 +141,7 @@ func (s *Server) failedApprovals(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		if err != nil && method == "tools/call" && ctx.Err() == nil && strings.HasPrefix(err.Error(), "multi-round-trip: ") {
 			s.logf("asking the client to approve a change: %v", err)
-			return toolError(&engine.Error{Kind: "change_request_failed", Msg: "The change request failed, so nothing was changed."}), nil
+			return toolError(&engine.Error{Kind: schema.KindChangeRequestFailed, Msg: "The change request failed, so nothing was changed."}), nil
 		}
 		return res, err
 	}

@@ -155,12 +155,12 @@ func (s *Server) errorResult(ctx context.Context, err error) (*mcp.CallToolResul
 			return nil, ctx.Err()
 		}
 		s.logf("internal error: %v", err)
-		return toolError(&engine.Error{Kind: "internal", Msg: "Internal error in the fsbox server."}), nil
+		return toolError(&engine.Error{Kind: schema.KindInternal, Msg: schema.InternalErrorMessage}), nil
 	}
-	if ee.Kind == "internal" && ctx.Err() != nil {
+	if ee.Kind == schema.KindInternal && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if ee.Kind == "internal" {
+	if ee.Kind == schema.KindInternal {
 		s.logf("internal error: %v", err)
 	}
 	return toolError(ee), nil

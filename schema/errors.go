@@ -29,6 +29,52 @@ type ErrorData struct {
 	Supported []string `json:"supported,omitempty"`
 }
 
+// The error kinds, one constant each so that a misspelt kind cannot compile anywhere in fsbox.
+// [ErrorKinds] documents them; code compares and builds kinds only through these names.
+const (
+	KindInvalidArguments     ErrorKind = "invalid_arguments"
+	KindUnknownTool          ErrorKind = "unknown_tool"
+	KindNotFound             ErrorKind = "not_found"
+	KindNotAFile             ErrorKind = "not_a_file"
+	KindNotADirectory        ErrorKind = "not_a_directory"
+	KindNotRegularFile       ErrorKind = "not_regular_file"
+	KindAlreadyExists        ErrorKind = "already_exists"
+	KindParentMissing        ErrorKind = "parent_missing"
+	KindParentNotDirectory   ErrorKind = "parent_not_directory"
+	KindOutsideRoot          ErrorKind = "outside_root"
+	KindDenied               ErrorKind = "denied"
+	KindNotAllowed           ErrorKind = "not_allowed"
+	KindProtected            ErrorKind = "protected"
+	KindPermissionDenied     ErrorKind = "permission_denied"
+	KindStaleHash            ErrorKind = "stale_hash"
+	KindNoMatch              ErrorKind = "no_match"
+	KindMultipleMatches      ErrorKind = "multiple_matches"
+	KindEmptyOldText         ErrorKind = "empty_old_text"
+	KindBinaryFile           ErrorKind = "binary_file"
+	KindInvalidEncoding      ErrorKind = "invalid_encoding"
+	KindOffsetOutOfRange     ErrorKind = "offset_out_of_range"
+	KindInvalidPattern       ErrorKind = "invalid_pattern"
+	KindInvalidPath          ErrorKind = "invalid_path"
+	KindNameTooLong          ErrorKind = "name_too_long"
+	KindSymlinkLoop          ErrorKind = "symlink_loop"
+	KindPathTooLong          ErrorKind = "path_too_long"
+	KindChangedDuringRequest ErrorKind = "changed_during_request"
+	KindDirectoryNotEmpty    ErrorKind = "directory_not_empty"
+	KindTooManyEntries       ErrorKind = "too_many_entries"
+	KindCrossDevice          ErrorKind = "cross_device"
+	KindToolUnavailable      ErrorKind = "tool_unavailable"
+	KindNoSpace              ErrorKind = "no_space"
+	KindReadOnlyFilesystem   ErrorKind = "read_only_filesystem"
+	KindIOError              ErrorKind = "io_error"
+	KindChangeRequestFailed  ErrorKind = "change_request_failed"
+	KindNotInitialized       ErrorKind = "not_initialized"
+	KindInternal             ErrorKind = "internal"
+)
+
+// InternalErrorMessage is the one text a client sees for a bug in the server, on every front end;
+// the cause goes to the server's log, never to the client.
+const InternalErrorMessage = "Internal error in the fsbox server."
+
 // ErrorKindInfo documents one error kind.
 type ErrorKindInfo struct {
 	Kind        ErrorKind
@@ -38,49 +84,49 @@ type ErrorKindInfo struct {
 
 // ErrorKinds lists every error kind, retry kinds first.
 var ErrorKinds = []ErrorKindInfo{
-	{"invalid_arguments", true, "The arguments do not fit the tool's schema or each other."},
-	{"unknown_tool", true, "No enabled tool has that name."},
-	{"not_found", true, "The path does not exist."},
-	{"not_a_file", true, "The path is a directory where a file was needed."},
-	{"not_a_directory", true, "The path is not a directory where one was needed."},
-	{"not_regular_file", true, "The path is a FIFO, socket or device; it is never opened."},
-	{"already_exists", true, "The path exists and is in the way."},
-	{"parent_missing", true, "The parent directory does not exist."},
-	{"parent_not_directory", true, "A parent of the path is not a directory."},
-	{"outside_root", true, "The path leads outside the root directory."},
-	{"denied", true, "The path matches a denied pattern."},
-	{"not_allowed", true, "The path matches no allowed pattern."},
-	{"protected", true, "The path matches a protected pattern: readable, never writable."},
-	{"permission_denied", true, "A permission rule or the operating system refused the access."},
-	{"stale_hash", true, "The file changed since the hash was read."},
-	{"no_match", true, "old_text does not occur in the file."},
-	{"multiple_matches", true, "old_text occurs more than once in the file."},
-	{"empty_old_text", true, "old_text is empty."},
-	{"binary_file", true, "The file is binary; the tool only handles text."},
-	{"invalid_encoding", true, "old_text has U+FFFD where the file's bytes are not UTF-8; edit around them."},
-	{"offset_out_of_range", true, "offset is at or past the end of the file."},
-	{"invalid_pattern", true, "The regex or glob does not parse."},
-	{"invalid_path", true, "The path is malformed (empty, NUL byte, not representable)."},
-	{"name_too_long", true, "The path or one of its names is too long."},
-	{"symlink_loop", true, "The path resolves through a symlink loop."},
-	{"path_too_long", true, "The path, as spelled or with its symlinks expanded, is longer than 4096 bytes or 2048 components; use a shorter path (set a cwd closer to it)."},
-	{"changed_during_request", true, "The path changed while the call ran; nothing was applied."},
-	{"directory_not_empty", true, "The directory is not empty."},
-	{"too_many_entries", true, "The directory tree has more entries than one call may change; delete a subdirectory first."},
-	{"cross_device", true, "A move would cross filesystems (devices); it cannot be atomic."},
-	{"tool_unavailable", true, "The tool cannot run here (for example ripgrep is missing)."},
-	{"no_space", false, "The filesystem is full."},
-	{"read_only_filesystem", false, "The filesystem is mounted read-only."},
-	{"io_error", false, "The operating system reported an I/O error."},
-	{"change_request_failed", false, "The client answered a change_request with an error or went away."},
-	{"not_initialized", false, "A request came before initialize."},
-	{"internal", false, "A bug in the server."},
+	{KindInvalidArguments, true, "The arguments do not fit the tool's schema or each other."},
+	{KindUnknownTool, true, "No enabled tool has that name."},
+	{KindNotFound, true, "The path does not exist."},
+	{KindNotAFile, true, "The path is a directory where a file was needed."},
+	{KindNotADirectory, true, "The path is not a directory where one was needed."},
+	{KindNotRegularFile, true, "The path is a FIFO, socket or device; it is never opened."},
+	{KindAlreadyExists, true, "The path exists and is in the way."},
+	{KindParentMissing, true, "The parent directory does not exist."},
+	{KindParentNotDirectory, true, "A parent of the path is not a directory."},
+	{KindOutsideRoot, true, "The path leads outside the root directory."},
+	{KindDenied, true, "The path matches a denied pattern."},
+	{KindNotAllowed, true, "The path matches no allowed pattern."},
+	{KindProtected, true, "The path matches a protected pattern: readable, never writable."},
+	{KindPermissionDenied, true, "A permission rule or the operating system refused the access."},
+	{KindStaleHash, true, "The file changed since the hash was read."},
+	{KindNoMatch, true, "old_text does not occur in the file."},
+	{KindMultipleMatches, true, "old_text occurs more than once in the file."},
+	{KindEmptyOldText, true, "old_text is empty."},
+	{KindBinaryFile, true, "The file is binary; the tool only handles text."},
+	{KindInvalidEncoding, true, "old_text has U+FFFD where the file's bytes are not UTF-8; edit around them."},
+	{KindOffsetOutOfRange, true, "offset is at or past the end of the file."},
+	{KindInvalidPattern, true, "The regex or glob does not parse."},
+	{KindInvalidPath, true, "The path is malformed (empty, NUL byte, not representable)."},
+	{KindNameTooLong, true, "The path or one of its names is too long."},
+	{KindSymlinkLoop, true, "The path resolves through a symlink loop."},
+	{KindPathTooLong, true, "The path, as spelled or with its symlinks expanded, is longer than 4096 bytes or 2048 components; use a shorter path (set a cwd closer to it)."},
+	{KindChangedDuringRequest, true, "The path changed while the call ran; nothing was applied."},
+	{KindDirectoryNotEmpty, true, "The directory is not empty."},
+	{KindTooManyEntries, true, "The directory tree has more entries than one call may change; delete a subdirectory first."},
+	{KindCrossDevice, true, "A move would cross filesystems (devices); it cannot be atomic."},
+	{KindToolUnavailable, true, "The tool cannot run here (for example ripgrep is missing)."},
+	{KindNoSpace, false, "The filesystem is full."},
+	{KindReadOnlyFilesystem, false, "The filesystem is mounted read-only."},
+	{KindIOError, false, "The operating system reported an I/O error."},
+	{KindChangeRequestFailed, false, "The client answered a change_request with an error or went away."},
+	{KindNotInitialized, false, "A request came before initialize."},
+	{KindInternal, false, "A bug in the server."},
 }
 
 // answerKinds are the retry kinds that, from a tool that only reads, do not count against a
 // framework's retry budget: the call was sound and its answer is "no such thing", as
 // pydantic-ai-harness returns "Path not found" from read_file and file_info as a plain result.
-var answerKinds = map[ErrorKind]bool{"not_found": true}
+var answerKinds = map[ErrorKind]bool{KindNotFound: true}
 
 // CountsAsRetry reports whether a failure of kind should spend one of the model's retries, for
 // the manifest's per-kind answer: a retry kind that is not an answer kind. Fatal kinds end the run

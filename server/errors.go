@@ -30,23 +30,23 @@ func (s *session) toRPCError(ctx context.Context, err error) error {
 	}
 	code := schema.CodeFatal
 	switch {
-	case ee.Kind == "invalid_arguments" || ee.Kind == "unknown_tool":
+	case ee.Kind == schema.KindInvalidArguments || ee.Kind == schema.KindUnknownTool:
 		code = schema.CodeInvalidParams
 	case retry:
 		code = schema.CodeRetry
 	}
-	if ee.Kind == "change_request_failed" && ctx.Err() != nil {
+	if ee.Kind == schema.KindChangeRequestFailed && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return &rpc.Error{Code: int64(code), Message: ee.Msg, Data: schema.ErrorData{Kind: ee.Kind, Retry: retry, CountsAsRetry: schema.CountsAsRetryFor(ee.Op, ee.Kind), Path: ee.Path}}
 }
 
 func invalidParams(msg string) *rpc.Error {
-	return &rpc.Error{Code: schema.CodeInvalidParams, Message: msg, Data: schema.ErrorData{Kind: "invalid_arguments", Retry: true, CountsAsRetry: true}}
+	return &rpc.Error{Code: schema.CodeInvalidParams, Message: msg, Data: schema.ErrorData{Kind: schema.KindInvalidArguments, Retry: true, CountsAsRetry: true}}
 }
 
 // internalError is the wire form of a bug in the server; the cause goes to the log (see
 // session.internal), never to the client.
 func internalError() *rpc.Error {
-	return &rpc.Error{Code: schema.CodeFatal, Message: "internal error in the fsbox server", Data: schema.ErrorData{Kind: "internal"}}
+	return &rpc.Error{Code: schema.CodeFatal, Message: schema.InternalErrorMessage, Data: schema.ErrorData{Kind: schema.KindInternal}}
 }

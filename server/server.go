@@ -114,7 +114,7 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 			return nil, nil
 		}
 		return nil, &rpc.Error{Code: schema.CodeFatal, Message: "The session is not initialized: send initialize first.",
-			Data: schema.ErrorData{Kind: "not_initialized"}}
+			Data: schema.ErrorData{Kind: schema.KindNotInitialized}}
 	}
 	switch req.Method {
 	case "tools/list":
@@ -152,7 +152,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 	if major, _, _ := strings.Cut(p.ProtocolVersion, "."); major != schema.ProtocolVersion {
 		return nil, &rpc.Error{Code: schema.CodeInvalidParams,
 			Message: fmt.Sprintf("unsupported protocol_version %q; this server speaks %q", p.ProtocolVersion, schema.ProtocolVersion),
-			Data:    schema.ErrorData{Kind: "invalid_arguments", Supported: []string{schema.ProtocolVersion}}}
+			Data:    schema.ErrorData{Kind: schema.KindInvalidArguments, Supported: []string{schema.ProtocolVersion}}}
 	}
 	shape, serr := resultShape(p.Capabilities)
 	if serr != nil {
@@ -160,7 +160,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 	}
 	if p.Config != nil {
 		if perr := refuseHostOnly(*p.Config); perr != nil {
-			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: "invalid_arguments"}}
+			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: schema.KindInvalidArguments}}
 		}
 	}
 	cfg := s.srv.opts.Config
@@ -173,7 +173,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		}
 		var perr error
 		if cfg, perr = Narrow(s.srv.opts.Config, client); perr != nil {
-			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: "invalid_arguments"}}
+			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: schema.KindInvalidArguments}}
 		}
 		host := s.srv.opts.Config
 		eopts.Host = &host

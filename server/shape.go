@@ -29,7 +29,7 @@ func resultShape(caps *schema.ClientCapabilities) (string, error) {
 		return caps.ResultShape, nil
 	}
 	// Like a bad config: not retryable by a model, the host must fix its client.
-	return "", &rpc.Error{Code: schema.CodeInvalidParams, Data: schema.ErrorData{Kind: "invalid_arguments"},
+	return "", &rpc.Error{Code: schema.CodeInvalidParams, Data: schema.ErrorData{Kind: schema.KindInvalidArguments},
 		Message: fmt.Sprintf("capabilities.result_shape: unknown result shape %q; use %q, %q or %q",
 			caps.ResultShape, schema.ResultShapeBoth, schema.ResultShapeText, schema.ResultShapeTyped)}
 }
