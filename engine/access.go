@@ -639,7 +639,7 @@ func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []st
 }
 
 // refusal is a policy error about r. A path the model spelled directly gets the direct message,
-// which names the path and the pattern or rule (as the seed does, so the model learns what to
+// which names the path and the pattern or rule (as pydantic-ai-harness does, so the model learns what to
 // avoid). A path reached through a symlink gets only the model's own spelling and what was
 // refused: neither the link's target (which may be a denied file's name) nor the host's pattern
 // or rule, and data.path is the spelled (lexical) path, not the resolved one.

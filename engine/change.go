@@ -17,7 +17,7 @@ import (
 const absentHash = "<absent>"
 
 // maxAnnouncedOldBytes is the largest existing file whose content a write_file announcement
-// diffs; a bigger one is announced with headers only (truncated), as in the seed.
+// diffs; a bigger one is announced with headers only (truncated), as in pydantic-ai-harness.
 const maxAnnouncedOldBytes = 4 * 32768
 
 // defaultCancelReason is the reason of a refusal the client gave none for.

@@ -131,7 +131,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	return res, nil
 }
 
-// editReplacements returns the replacements of a call in either argument form, or the seed's
+// editReplacements returns the replacements of a call in either argument form, or pydantic-ai-harness's
 // invalid_arguments messages when the forms are mixed or incomplete.
 func editReplacements(op string, a *schema.EditFileArgs) ([]schema.Replacement, *Error) {
 	pair := a.OldText != nil || a.NewText != nil

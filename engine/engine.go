@@ -338,7 +338,7 @@ func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc 
 
 // Call runs the named tool. The result is the tool's *schema.XxxResult; every error is an
 // *Error: unknown_tool for a name that is not enabled, invalid_arguments for arguments that do
-// not fit the tool's schema (unknown fields are named), and the kinds of PROTOCOL §3 otherwise.
+// not fit the tool's schema (unknown fields are named), and the error kinds of docs/protocol.md §5 otherwise.
 //
 // Events are delivered through h.Event before Call returns, and only for calls that succeed.
 // Writes, edits and directory creations are announced through h.ChangeRequest first when it is

@@ -106,7 +106,7 @@ func errorf(op, path string, kind schema.ErrorKind, format string, args ...any) 
 // osError turns an operating-system error into an *Error. name is what the message may show for
 // the file (the model's spelling or a root-relative path, never an absolute host path); path is
 // the root-relative path for Error.Path. The errno decides the kind; the message follows the
-// seed's "[Errno N] Strerror: 'name'" form for the kinds without a dedicated text, and the
+// pydantic-ai-harness's "[Errno N] Strerror: 'name'" form for the kinds without a dedicated text, and the
 // path-free texts for ENAMETOOLONG, ELOOP and EILSEQ.
 func osError(op, path, name string, err error) *Error {
 	e := &Error{Op: op, Path: path, Err: err}

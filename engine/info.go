@@ -12,7 +12,7 @@ func init() {
 }
 
 // fileInfo serves file_info. A FIFO, socket or device is never opened: its text says "type: file"
-// as the seed's does, its typed Type is "other". Regular files are streamed once for binary, line
+// as pydantic-ai-harness's does, its typed Type is "other". Regular files are streamed once for binary, line
 // count, hash and media type (hashes of binary files too, so a model can guard an overwrite).
 func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResult, error) {
 	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
@@ -75,7 +75,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 // linkTarget reports the target of the path as the model wrote it, when that (lexical) path is a
 // symlink: relative targets as written when they stay in the root, absolute ones root-relative
 // when inside the root; anything leading out is outsidePlaceholder (a link's outside target is
-// never shown, PROTOCOL §3).
+// never shown: docs/protocol.md §6, no host path in model-facing text).
 func (e *Engine) linkTarget(r *resolved) (string, bool) {
 	if r.lexical == "" || r.lexical == "." {
 		return "", false

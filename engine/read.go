@@ -23,7 +23,7 @@ func init() {
 const readChunkBytes = 64 << 10
 
 // noticeReserve is what the max_read_chars budget keeps free for the continuation hint or the
-// oversized-line notice (the seed's 200 characters).
+// oversized-line notice (pydantic-ai-harness's 200 characters).
 const noticeReserve = 200
 
 // readFile serves read_file: it streams the file once, counting lines (split on "\n"), hashing
@@ -63,7 +63,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 	r, f, fi, oerr := e.openStable(c.tool, r, accessRead)
 	if oerr != nil {
 		if oerr.Kind == kindNotFound {
-			oerr.Msg = "Path not found: " + a.Path // the seed's words for a lookup that found nothing
+			oerr.Msg = "Path not found: " + a.Path // pydantic-ai-harness's words for a lookup that found nothing
 		}
 		return nil, oerr
 	}

@@ -13,7 +13,7 @@ import (
 // line longer than a chunk, and never past maxSearchFileBytes, because bigger files are skipped.
 const (
 	// maxSearchFileBytes: larger files are skipped and named in the skipped-files notice (the
-	// seed's workspace-era walker skips at the same 10 MiB).
+	// pydantic-ai-harness's workspace-era walker skips at the same 10 MiB).
 	maxSearchFileBytes = 10 << 20
 	// searchChunk is the read size and the starting buffer size of each search worker.
 	searchChunk = 64 << 10

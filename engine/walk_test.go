@@ -15,7 +15,7 @@ import (
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
 
-// seedTree is the seed's shared fixture (pydantic-harness §7.1) plus a few entries the walkers
+// seedTree is the shared fixture of pydantic-ai-harness's FileSystem tests plus a few entries the walkers
 // need: a deeper tree, an empty directory, a CRLF file and a file that is not UTF-8.
 var seedTree = []string{
 	"hello.txt: Hello, world!\n",
@@ -66,7 +66,7 @@ func allWalkers(cfg schema.Config) schema.Config {
 	return cfg
 }
 
-// TestWalkers_Golden pins the model-facing text of every walker on the seed tree.
+// TestWalkers_Golden pins the model-facing text of every walker on seedTree.
 func TestWalkers_Golden(t *testing.T) {
 	fx := makeFixture(t, seedTree...)
 	fx.add("inner_link.txt => hello.txt", "subdir/up => ..")

@@ -140,7 +140,7 @@ func CountsAsRetry(kind ErrorKind) bool {
 //  1. a fatal kind never counts (the run stops);
 //  2. an answer kind (not_found) from a reading tool does not count;
 //  3. every other retry kind counts, not_found from a tool that changes files included (editing a
-//     file that is not there is a mistake to correct, as in the seed).
+//     file that is not there is a mistake to correct, as in pydantic-ai-harness's FileSystem).
 func CountsAsRetryFor(tool string, kind ErrorKind) bool {
 	if !errorKindRetry[kind] {
 		return false
