@@ -106,12 +106,12 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 		"(removed from the environment once read, so hooks do not inherit it)")
 	fs.Func("http-allow-origin", "with --http: also accept requests whose Origin header is `ORIGIN` (scheme://host[:port]; repeatable); "+
 		"by default a request carrying any Origin is refused", func(v string) error {
-			if _, err := mcpserver.ParseOrigin(v); err != nil {
-				return err
-			}
-			h.origins = append(h.origins, v)
-			return nil
-		})
+		if _, err := mcpserver.ParseOrigin(v); err != nil {
+			return err
+		}
+		h.origins = append(h.origins, v)
+		return nil
+	})
 	fs.IntVar(&h.maxSessions, "http-max-sessions", mcpserver.DefaultMaxSessions, "with --http: the most live sessions (`N`); "+
 		"a new one beyond it gets 503")
 	fs.DurationVar(&h.idle, "http-idle-timeout", mcpserver.DefaultIdleTimeout, "with --http: end a session after this long (`DURATION`) without a request")
