@@ -132,7 +132,8 @@ func TestStreamableHTTPNeedsTheToken(t *testing.T) {
 			t.Errorf("%s: %d %q, want 401 with WWW-Authenticate: Bearer", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 		}
 	}
-	if _, err := httpClient(t, ts, "not-the-token-at-all", legacy); err == nil {
+	if cs, err := httpClient(t, ts, "not-the-token-at-all", legacy); err == nil {
+		cs.Close()
 		t.Error("the SDK client connected with a wrong token")
 	}
 	if n := liveSessions(srv); n != 0 {

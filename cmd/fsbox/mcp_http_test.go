@@ -111,7 +111,8 @@ func TestMCPHTTPNeedsThePrintedToken(t *testing.T) {
 	if code, _ := p.initialize(t, p.token+"x"); code != http.StatusUnauthorized {
 		t.Errorf("with a wrong token: %d", code)
 	}
-	if _, err := p.client(t, "wrong-token-0123456789"); err == nil {
+	if cs, err := p.client(t, "wrong-token-0123456789"); err == nil {
+		cs.Close()
 		t.Error("the SDK client connected with a wrong token")
 	}
 	cs, err := p.client(t, p.token)
