@@ -220,3 +220,31 @@ func TestMCPStdioAnswersCallsReadBeforeEOF(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// At EOF a call waiting for the client's approval cannot be answered any more: the process ends
+// instead of waiting for ever, and nothing is written.
+func TestMCPStdioEOFDuringAnApprovalEnds(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "old\n"})
+	p := startLineProc(t, "mcp", root)
+	p.send(mcpInit)
+	p.next()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.txt","content":"new\n"}}}`)
+	if r := p.next(); !strings.Contains(r, `"method":"elicitation/create"`) {
+		t.Fatalf("want the approval request, got %.200s", r)
+	}
+	p.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("fsbox mcp still running 10 s after EOF with an approval pending")
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "old\n" {
+		t.Errorf("a.txt is %q", data)
+	}
+}
