@@ -142,10 +142,9 @@ func (h *httpFlags) check(fs *flag.FlagSet, addr string) error {
 	return nil
 }
 
-// token returns the bearer token and how to tell the user about it: the host's, from a file or
-// an environment variable, or a fresh one from crypto/rand, which is then shown (it is the only
-// way the user learns it).
-func (h *httpFlags) token() (tok, told string, err error) {
+// token returns the bearer token: the host's, from a file or an environment variable, or a fresh
+// one from crypto/rand, which is then also returned as shown (the only way the user learns it).
+func (h *httpFlags) token() (tok, shown string, err error) {
 	switch {
 	case h.tokenFile != "":
 		f, err := os.Open(h.tokenFile)
@@ -168,7 +167,7 @@ func (h *httpFlags) token() (tok, told string, err error) {
 		if err := mcpserver.CheckToken(tok); err != nil {
 			return "", "", fmt.Errorf("--http-token-file %s: %v", h.tokenFile, err)
 		}
-		return tok, "the token in --http-token-file", nil
+		return tok, "", nil
 	case h.tokenEnv != "":
 		tok, ok := os.LookupEnv(h.tokenEnv)
 		if !ok {
@@ -178,7 +177,7 @@ func (h *httpFlags) token() (tok, told string, err error) {
 		if err := mcpserver.CheckToken(tok); err != nil {
 			return "", "", fmt.Errorf("--http-token-env %s: %v", h.tokenEnv, err)
 		}
-		return tok, "the token in $" + h.tokenEnv, nil
+		return tok, "", nil
 	}
 	tok = mcpserver.NewToken()
 	return tok, tok, nil
@@ -202,7 +201,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, allow
 	if ip := net.ParseIP(host); !allowRemote && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return usageErrorf("--http %q is not a loopback address; use 127.0.0.1 or [::1] (or add --http-allow-remote)", addr)
 	}
-	tok, told, err := ho.token()
+	tok, shown, err := ho.token()
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -216,7 +215,11 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, allow
 		return errorf("%v", err)
 	}
 	ln = netutil.LimitListener(ln, maxConns)
-	logf("serving MCP over streamable HTTP on http://%s/ ; clients send the header \"Authorization: Bearer %s\"", ln.Addr(), told)
+	if shown != "" {
+		logf("serving MCP over streamable HTTP on http://%s/ ; clients send the header \"Authorization: Bearer %s\"", ln.Addr(), shown)
+	} else {
+		logf("serving MCP over streamable HTTP on http://%s/ ; clients send the header \"Authorization: Bearer <token>\" with the host's token", ln.Addr())
+	}
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	go func() {
 		<-ctx.Done()

@@ -23,7 +23,7 @@ import (
 type httpProc struct {
 	cmd   *exec.Cmd
 	url   string
-	token string // the token printed on stderr ("" when the host gave it)
+	token string // the token printed on stderr ("" when the host gave it, and "<token>" was printed)
 }
 
 var servingLine = regexp.MustCompile(`serving MCP over streamable HTTP on (http://127\.0\.0\.1:\d+/) ; clients send the header "Authorization: Bearer ([^"]*)"`)
@@ -62,7 +62,7 @@ func startHTTP(t *testing.T, env []string, args ...string) *httpProc {
 		t.Fatalf("serving line %q", line)
 	}
 	p := &httpProc{cmd: cmd, url: m[1]}
-	if !strings.HasPrefix(m[2], "the token in ") {
+	if m[2] != "<token>" {
 		p.token = m[2]
 	}
 	return p
