@@ -13,7 +13,10 @@
 //     host's [ChangePolicy] decides;
 //   - events are MCP logging notifications, sent only to a client that set a log level;
 //   - the client's roots may narrow the host's root, never widen it (see roots.go);
-//   - [CompatReference] presents the reference filesystem server's tool names and argument shapes.
+//   - [CompatReference] presents the reference filesystem server's tool names and argument shapes;
+//   - on stdio, [StdioTransport] answers bad input as fsbox serve does (stdio.go); over HTTP,
+//     [Server.HTTPHandler] puts a bearer token, an Origin check and a session cap in front of the
+//     SDK's handler (http.go).
 //
 // It does not protect against a client that approves a change it should not: an elicitation
 // answer is the client's (and its user's) decision, exactly as a change_request answer is under

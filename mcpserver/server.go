@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 
@@ -154,18 +153,11 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // RootDir returns the host's resolved root; for the host, never shown to the model.
 func (s *Server) RootDir() string { return s.eng.RootDir() }
 
-// Run serves one session on t (mcp.StdioTransport, mcp.IOTransport) until the client
-// disconnects or ctx is done.
+// Run serves one session on t until the client disconnects or ctx is done. For stdio, t is a
+// [StdioTransport] (fsbox serve's input rules: a bad line is answered, never fatal); HTTP goes
+// through [Server.HTTPHandler] instead.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.mcp.Run(ctx, t)
-}
-
-// HTTPHandler serves MCP's streamable HTTP transport, one session per Mcp-Session-Id. The SDK
-// refuses requests whose Host is not a loopback name when the listener is on loopback (DNS
-// rebinding protection); binding to loopback is the caller's choice (cmd/fsbox insists on it
-// unless told otherwise).
-func (s *Server) HTTPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 }
 
 // Close releases the host's engine and every session's.

@@ -195,19 +195,27 @@ func BenchmarkReadFileMCPLegacy(b *testing.B) {
 	}
 }
 
-func TestMCPMaxMessageBytesEndsTheSessionCleanly(t *testing.T) {
+// A line longer than --max-message-bytes is refused with -32600, unexecuted, and the session goes
+// on (as under fsbox serve): the next call is answered and EOF ends the process cleanly.
+func TestMCPMaxMessageBytesRefusesALongLineAndGoesOn(t *testing.T) {
 	root := tree(t, map[string]string{"a.txt": "x\n"})
 	big, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 		"params": map[string]any{"name": "write_file", "arguments": map[string]any{"path": "big.txt", "content": strings.Repeat("x", 5000)}}})
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + string(big) + "\n"
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + string(big) + "\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"
 	r := fsbox(t, in, "mcp", "--max-message-bytes", "2000", root)
-	if r.code != 1 || !strings.Contains(r.stderr, "maximum line length") {
+	if r.code != 0 {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		if line != "" && !json.Valid([]byte(line)) {
-			t.Errorf("stdout line is not JSON: %q", line)
+	want := []string{`"id":1,"result"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: message exceeds the size limit"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	for i, line := range lines {
+		if !strings.Contains(line, want[i]) {
+			t.Errorf("line %d: %s, want %s", i+1, line, want[i])
 		}
 	}
 	if _, err := os.Stat(filepath.Join(root, "big.txt")); err == nil {

@@ -15,9 +15,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 import mcp_types as types
 
 FSBOX = os.environ["FSBOX_BIN"]
@@ -185,16 +187,27 @@ def test_compat_reference_read_text_file_and_edit_file(root: Path, mode: str) ->
     assert (root / "a.txt").read_text() == "ONE\ntwo\nTHREE\n"
 
 
+def serve_http(root: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:
+    """Starts fsbox mcp --http on loopback; returns the process, its URL and the printed token."""
+    proc = subprocess.Popen([FSBOX, "mcp", "--root", str(root), "--http", "127.0.0.1:0", *args], stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    m = re.search(r'(http://127\.0\.0\.1:\d+/) ; clients send the header "Authorization: Bearer ([^"]+)"', line)
+    assert m, line
+    return proc, m.group(1), m.group(2)
+
+
+def http_transport(url: str, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers))
+
+
 def test_streamable_http_on_loopback(root: Path) -> None:
-    proc = subprocess.Popen([FSBOX, "mcp", "--root", str(root), "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+    proc, url, token = serve_http(root)
     try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
-        m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-        assert m, line
 
         async def go() -> None:
-            async with Client(m.group(1)) as client:
+            async with Client(http_transport(url, token)) as client:
                 assert len((await client.list_tools()).tools) == len(NATIVE_CALLS)
                 res = await client.call_tool("read_file", {"path": "a.txt"})
                 assert not res.is_error and "three" in text_of(res)
@@ -203,6 +216,27 @@ def test_streamable_http_on_loopback(root: Path) -> None:
                 assert_no_host_path(bad, root)
 
         run(go())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token-0123456789"])
+def test_streamable_http_refuses_a_client_without_the_token(root: Path, token: str | None) -> None:
+    proc, url, _ = serve_http(root)
+    try:
+
+        async def go() -> None:
+            async with Client(http_transport(url, token)) as client:
+                await client.list_tools()
+
+        with pytest.raises(BaseException):  # the SDK reports it as "Server returned an error response"
+            run(go())
+        headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        resp = httpx2.post(url, json=init, headers={**headers, "Accept": "application/json, text/event-stream"})
+        assert resp.status_code == 401 and resp.headers["www-authenticate"].startswith("Bearer"), resp
     finally:
         proc.terminate()
         proc.wait(timeout=10)
