@@ -3,6 +3,8 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,5 +80,22 @@ func TestChangeRequestAnswerIsStrict(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "old\n" {
 		t.Fatalf("a malformed answer let a change through: %q", b)
+	}
+}
+
+// TestCallParamsMirrorTheBundle: the envelope server decodes tools/call into (arguments kept as
+// bytes) has exactly the members of schema.ToolsCallParams, which the bundle publishes, with the
+// same required ones; so the strict decoding of the envelope is the bundle's.
+func TestCallParamsMirrorTheBundle(t *testing.T) {
+	tags := func(rt reflect.Type) []string {
+		var out []string
+		for i := 0; i < rt.NumField(); i++ {
+			out = append(out, rt.Field(i).Tag.Get("json"))
+		}
+		return out
+	}
+	got, want := tags(reflect.TypeFor[callParams]()), tags(reflect.TypeFor[schema.ToolsCallParams]())
+	if !slices.Equal(got, want) {
+		t.Fatalf("callParams members %q, schema.ToolsCallParams %q", got, want)
 	}
 }
