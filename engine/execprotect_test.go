@@ -322,3 +322,26 @@ func TestGitRootInside(t *testing.T) {
 	wantKind(t, "write pre-commit in a root inside .git", cerr, "protected")
 	mustCall(t, e, "read_file", schema.ReadFileArgs{Path: "pre-commit"}, Hooks{})
 }
+
+// TestGitDirRefusedBeforeAsking: a member that would complete a git directory is refused before
+// the change is announced, so no reviewer is asked to approve what cannot happen (the check at
+// creation, under the lock, stays the one that counts).
+func TestGitDirRefusedBeforeAsking(t *testing.T) {
+	fx := makeFixture(t, "evil/objects/", "evil/h.txt: ref: refs/heads/main\n", "evil2/HEAD: ref: refs/heads/main\n")
+	e := fx.engine(schema.Config{Tools: gitTools})
+	for _, c := range []struct {
+		tool string
+		args any
+	}{
+		{"write_file", schema.WriteFileArgs{Path: "evil/HEAD", Content: "ref: refs/heads/main\n"}},
+		{"move_file", schema.MoveFileArgs{Source: "evil/h.txt", Destination: "evil/HEAD"}},
+		{"create_directory", schema.CreateDirectoryArgs{Path: "evil2/refs/heads"}},
+	} {
+		rec := &recorder{}
+		_, err := tryCall(t, e, c.tool, c.args, rec.hooks(true))
+		wantKind(t, c.tool+" "+jsonOf(c.args), err, "protected")
+		if len(rec.requests) != 0 || len(rec.events) != 0 {
+			t.Errorf("%s: %d change requests, %d events; want none", c.tool, len(rec.requests), len(rec.events))
+		}
+	}
+}
