@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -187,27 +189,43 @@ func errGitDirCompleted(op string, r *resolved) *Error {
 		"Path '"+r.rel+"' is protected: creating it would make '"+dirRel+"' a git directory (HEAD with objects, refs or commondir), which git would run commands from.")
 }
 
-// gitDirAbove applies rule 2 to r: it returns the nearest directory above r's resolved path (the
-// root included) that is a git directory now, asking the file system for git's own names.
-func (e *Engine) gitDirAbove(r *resolved) (string, bool) {
-	dir := r.rel
-	for dir != "." && dir != "" {
-		dir, _ = parentRel(dir)
-		root, sub, _ := e.rootFor(dir)
-		if gitDirShaped(func(m string) bool { return lstatOK(root, path.Join(sub, m)) }) {
-			return dir, true
-		}
-	}
-	return "", false
-}
-
-// checkGitDirAbove is gitDirAbove as a refusal.
+// checkGitDirAbove applies rule 2 to r: the outermost directory above r's resolved path (the
+// root included) that is a git directory now refuses it, asking the file system for git's own
+// names. It walks down from the root by descriptor (one open and at most four lstats per
+// directory), and stops where a directory is missing: nothing below a missing one exists to be
+// inside (or is not a directory, which the tool's own checks report). A directory swapped for a
+// link since r was resolved fails closed, changed_during_request.
 func (e *Engine) checkGitDirAbove(op string, r *resolved) *Error {
-	if d, ok := e.gitDirAbove(r); ok {
-		return refusal(op, r, kindProtected, "is protected (read-only)",
-			"Path '"+r.rel+"' is protected: it is inside '"+d+"', a git directory, whose config and hooks git runs.")
+	if r.rel == "." || r.rel == "" {
+		return nil
 	}
-	return nil
+	h, err := openDirHandle(e, ".", nil)
+	if err != nil {
+		return e.writeError(op, r, err)
+	}
+	defer func() { h.close() }()
+	dirRel, _ := parentRel(r.rel)
+	comps := splitPath(dirRel)
+	for i := 0; ; i++ {
+		if gitDirShaped(func(m string) bool { _, err := h.lstat(m); return err == nil }) {
+			return refusal(op, r, kindProtected, "is protected (read-only)",
+				"Path '"+r.rel+"' is protected: it is inside '"+joinRel(comps[:i])+"', a git directory, whose config and hooks git runs.")
+		}
+		if i == len(comps) {
+			return nil
+		}
+		next, err := h.child(comps[i])
+		switch {
+		case err == nil:
+		case errorsIsErrno(err, syscall.ELOOP) || errors.Is(err, errDirSwapped):
+			return errChanged(op, r)
+		default:
+			// Missing, or not a directory: the tool's own checks say so.
+			return nil
+		}
+		h.close()
+		h = next
+	}
 }
 
 // listedGitDir reports whether a directory listing (a treeScan's) has a git directory's shape,

@@ -345,3 +345,22 @@ func TestGitDirRefusedBeforeAsking(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGitRule_WriteDeep measures what the git rule adds to a write eight directories deep
+// (one lstat of HEAD per directory above it, done at the check and again at the commit): the
+// same write with the rule on and switched off by allow_git_dirs.
+func BenchmarkGitRule_WriteDeep(b *testing.B) {
+	const p = "a/b/c/d/e/f/g/h/w.txt"
+	content := strings.Repeat("a line of ordinary source code\n", 100)
+	yes := true
+	for _, c := range []struct {
+		name string
+		cfg  schema.Config
+	}{{"rule", schema.Config{}}, {"allowed", schema.Config{AllowGitDirs: &yes}}} {
+		b.Run(c.name, func(b *testing.B) {
+			fx := makeFixture(b, p+": old\n")
+			e := fx.engine(c.cfg)
+			runBench(b, e, "write_file", map[string]any{"path": p, "content": content})
+		})
+	}
+}
