@@ -245,15 +245,31 @@ func TestGitDirExisting(t *testing.T) {
 
 // TestGitDirRace: concurrent calls that each add one member (HEAD by write_file, objects by
 // create_directory, refs by move_file) race for one directory many times; the directory never
-// ends up a git directory, because each member is created under the directory's lock after
-// looking at the others.
+// ends up a git directory, because each member is created during its turn after looking at the
+// others. The calls go to one engine (the turn's mutex and the directory's flock) and to two
+// engines on the same root, which share no memory, as two fsbox servers would (the flock alone).
 func TestGitDirRace(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		name := "one engine"
+		if !shared {
+			name = "two engines"
+		}
+		t.Run(name, func(t *testing.T) { gitDirRace(t, shared) })
+	}
+}
+
+func gitDirRace(t *testing.T, shared bool) {
 	rounds := 200
 	if testing.Short() {
 		rounds = 40
 	}
 	fx := makeFixture(t)
 	e := fx.engine(schema.Config{Tools: gitTools})
+	engines := []*Engine{e, e, e}
+	if !shared {
+		e2 := fx.engine(schema.Config{Tools: gitTools})
+		engines = []*Engine{e, e2, e}
+	}
 	for i := range rounds {
 		dir := "r" + strings.Repeat("x", i%3) + "/" + filepath.Base(t.TempDir()) // fresh name per round
 		fx.add(dir+"/", dir+"/pre/")
@@ -266,11 +282,13 @@ func TestGitDirRace(t *testing.T) {
 			{"create_directory", schema.CreateDirectoryArgs{Path: dir + "/objects"}},
 			{"move_file", schema.MoveFileArgs{Source: dir + "/pre", Destination: dir + "/refs"}},
 		}
-		for _, c := range calls {
+		for k, c := range calls {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				tryCall(t, e, c.tool, c.args, Hooks{})
+				// The creations that need no turn of their own (HEAD by write_file) take it
+				// in commitFile; the others in gitMemberLock.
+				tryCall(t, engines[k], c.tool, c.args, Hooks{})
 			}()
 		}
 		wg.Wait()
