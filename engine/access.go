@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -20,7 +22,7 @@ import (
 //   - a pattern starting with "!" is an exception (see patternList.first), not a match;
 //   - matching is against the whole name; it is case-sensitive unless the pattern folds case
 //     (denied and protected patterns do, see accessPolicy): then the pattern and the name are
-//     both lowered with strings.ToLower before matching, so ".ENV" matches ".env" and "[A-Z]"
+//     both lowered with foldCase before matching, so ".ENV" matches ".env" and "[A-Z]"
 //     matches what "[a-z]" matches (a class range that spans letters and non-letters, like
 //     "[Z-a]", is lowered too and may match differently).
 //
@@ -166,7 +168,7 @@ func newFnPattern(src string, depth bool) (fnPattern, error) {
 func newFnPatternCase(src string, depth, fold bool) (fnPattern, error) {
 	body, except := strings.CutPrefix(src, "!")
 	if fold {
-		body = strings.ToLower(body)
+		body = foldCase(body)
 	}
 	re, err := compileFnmatch(body, depth)
 	if err != nil {
@@ -187,7 +189,7 @@ func newFnPatternCase(src string, depth, fold bool) (fnPattern, error) {
 // depth when the pattern is a depth pattern.
 func (p *fnPattern) match(name string) bool {
 	if p.fold {
-		name = strings.ToLower(name)
+		name = foldCase(name)
 	}
 	return p.matchFolded(name)
 }
@@ -315,14 +317,27 @@ func (l patternList) excepted(name string) bool {
 	return false
 }
 
+// foldCase lowers s for case-insensitive matching: strings.ToLower for ASCII, and for other
+// text each rune upper-cased first, so that runes whose capital is an ASCII letter fold with it
+// as case-insensitive file systems fold them (the long s "ſ" is "s", the dotless "ı" is "i",
+// the Kelvin sign "k", the final sigma "σ"). Patterns and names go through the same function.
+func foldCase(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Map(func(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }, s)
+		}
+	}
+	return strings.ToLower(s)
+}
+
 // lowerAll returns names lowered, names itself when none has an upper-case letter.
 func lowerAll(names []string) []string {
 	for i, n := range names {
-		if lo := strings.ToLower(n); lo != n {
+		if lo := foldCase(n); lo != n {
 			out := append([]string(nil), names...)
 			out[i] = lo
 			for j := i + 1; j < len(out); j++ {
-				out[j] = strings.ToLower(out[j])
+				out[j] = foldCase(out[j])
 			}
 			return out
 		}
@@ -359,7 +374,7 @@ func (r *permRule) matches(rel string) bool {
 		name = "/" + rel
 	}
 	if r.fold {
-		name = strings.ToLower(name)
+		name = foldCase(name)
 	}
 	for _, g := range r.globs {
 		if ok, _ := doublestar.Match(g, name); ok {
@@ -399,7 +414,7 @@ func (r *permRule) matches(rel string) bool {
 // list (patternList.first).
 //
 // Case: denied and protected patterns (exceptions included) and the globs of deny and interrupt
-// rules match regardless of letter case (both sides lowered with strings.ToLower), so a refusal
+// rules match regardless of letter case (both sides lowered with foldCase), so a refusal
 // never depends on how the model cases a name: on a case-insensitive filesystem (APFS, NTFS,
 // casefolded ext4) ".ENV" is the file ".env", and it is refused like it. Allowed patterns and
 // allow rules match case exactly: they grant access, and an exact grant can only refuse more.
@@ -498,7 +513,7 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 				return nil, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
 			}
 			if pr.fold {
-				g = strings.ToLower(g)
+				g = foldCase(g)
 			}
 			pr.globs = append(pr.globs, g)
 		}

@@ -15,7 +15,7 @@ func TestAccessCaseFold(t *testing.T) {
 	fx := makeFixture(t,
 		".ENV: x\n", "apps/.Env.Local: x\n", ".ENV.EXAMPLE: x\n", "Secrets/x: x\n", "home/ID_RSA: x\n",
 		"certs/SERVER.PEM: x\n", ".SSH/config: x\n", "Private/a: x\n", "private/a: x\n", "src/A.PY: x\n", "src/a.py: x\n",
-		"Config/Secret.TXT: x\n", "OPEN/b: x\n",
+		"Config/Secret.TXT: x\n", "OPEN/b: x\n", ".\u017fsh/config: x\n", "a.\u212aey: x\n",
 	)
 	d := fx.engine(schema.Config{})
 	custom := fx.engine(schema.Config{DeniedPatterns: &[]string{"config/secret.txt"}, ProtectedPatterns: &[]string{"*.LOCK"}})
@@ -38,6 +38,8 @@ func TestAccessCaseFold(t *testing.T) {
 		{d, "home/ID_RSA", "denied", "denied", "default id_rsa"},
 		{d, "certs/SERVER.PEM", "denied", "denied", "default *.pem"},
 		{d, ".SSH/config", "denied", "denied", "default .ssh, ancestor"},
+		{d, ".\u017fsh/config", "denied", "denied", "the long s is s to APFS and NTFS: .ſsh is .ssh"},
+		{d, "a.\u212aey", "denied", "denied", "the Kelvin sign is k: *.key"},
 		{custom, "Config/Secret.TXT", "denied", "denied", "configured literal"},
 		{custom, "x.lock", "", "protected", "configured pattern in upper case"},
 		{rules, "private/a", "permission_denied", "permission_denied", "deny rule /Private/**"},

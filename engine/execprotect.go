@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -23,20 +25,24 @@ import (
 //  1. write, create, move, rename or delete any entry whose name is ".git" as git or a file
 //     system sees it, at any depth, nor anything below one (gitName: any letter case, Unicode case
 //     folding included; the code points HFS+ ignores; the trailing dots and spaces and the
-//     alternate stream suffix NTFS ignores, and its short name GIT~1). This is checked with the
-//     patterns, on the resolved path and the spelling, for every write and every entry of a tree
-//     a delete or move changes (Engine.check).
+//     alternate stream suffix NTFS ignores, and its short name GIT~1). This is checked before
+//     the patterns, on the resolved path and the spelling, for every write and every entry of a
+//     tree a delete or move changes (Engine.check); a root the host placed inside a .git entry
+//     refuses every write.
 //  2. change anything inside a directory that already looks like a git directory, at any depth
-//     above the path (gitDirAbove, which asks the file system with git's own names, so its case
-//     rules are the file system's), nor delete or move a tree containing one (treeScan).
+//     above the path (checkGitDirAbove, which asks the file system with git's own names, so its
+//     case rules are the file system's), nor delete or move a tree containing one (treeScan).
 //  3. complete one: create an entry that git would count as HEAD in a directory that holds
-//     objects, refs or commondir, or one of those where HEAD is (gitDirCompleted). This is checked
-//     at the moment of creation, through the descriptor of the directory the entry is created in
-//     and under that directory's fsbox lock ([dirLock]), by write_file, create_directory (for
-//     every directory it creates) and move_file (for the destination's name, whatever the moved
-//     entry is). So no order of calls assembles one, concurrent calls included, from one server
-//     or several: two calls that would each add the last member take the lock in turn, and the
-//     second sees the first's member.
+//     objects, refs or commondir, or one of those where HEAD is (gitDirCompleted). checkWrite
+//     refuses it before anything is announced (checkGitDirCreate); the check that counts is
+//     made at the moment of creation, through the descriptor of the directory the entry is
+//     created in and during its turn (gitCreateTurn: that directory's fsbox lock, [dirLock],
+//     and an engine-wide mutex), by write_file, create_directory (for every directory it
+//     creates) and move_file (for the destination's name, whatever the moved entry is). So no
+//     order of calls assembles one, concurrent calls included, from one server or several: two
+//     calls that would each add the last member take their turns, and the second sees the
+//     first's member. (Where the file system has no flock, as on Windows, servers in other
+//     processes are not excluded.)
 //
 // Together these cover every way the model's tools can bring a git directory into being: writing
 // a member file, creating a member directory (alone or as part of a deeper path), moving a file or
@@ -187,27 +193,43 @@ func errGitDirCompleted(op string, r *resolved) *Error {
 		"Path '"+r.rel+"' is protected: creating it would make '"+dirRel+"' a git directory (HEAD with objects, refs or commondir), which git would run commands from.")
 }
 
-// gitDirAbove applies rule 2 to r: it returns the nearest directory above r's resolved path (the
-// root included) that is a git directory now, asking the file system for git's own names.
-func (e *Engine) gitDirAbove(r *resolved) (string, bool) {
-	dir := r.rel
-	for dir != "." && dir != "" {
-		dir, _ = parentRel(dir)
-		root, sub, _ := e.rootFor(dir)
-		if gitDirShaped(func(m string) bool { return lstatOK(root, path.Join(sub, m)) }) {
-			return dir, true
-		}
-	}
-	return "", false
-}
-
-// checkGitDirAbove is gitDirAbove as a refusal.
+// checkGitDirAbove applies rule 2 to r: the outermost directory above r's resolved path (the
+// root included) that is a git directory now refuses it, asking the file system for git's own
+// names. It walks down from the root by descriptor (one open and at most four lstats per
+// directory), and stops where a directory is missing: nothing below a missing one exists to be
+// inside (or is not a directory, which the tool's own checks report). A directory swapped for a
+// link since r was resolved fails closed, changed_during_request.
 func (e *Engine) checkGitDirAbove(op string, r *resolved) *Error {
-	if d, ok := e.gitDirAbove(r); ok {
-		return refusal(op, r, kindProtected, "is protected (read-only)",
-			"Path '"+r.rel+"' is protected: it is inside '"+d+"', a git directory, whose config and hooks git runs.")
+	if r.rel == "." || r.rel == "" {
+		return nil
 	}
-	return nil
+	h, err := openDirHandle(e, ".", nil)
+	if err != nil {
+		return e.writeError(op, r, err)
+	}
+	defer func() { h.close() }()
+	dirRel, _ := parentRel(r.rel)
+	comps := splitPath(dirRel)
+	for i := 0; ; i++ {
+		if gitDirShaped(func(m string) bool { _, err := h.lstat(m); return err == nil }) {
+			return refusal(op, r, kindProtected, "is protected (read-only)",
+				"Path '"+r.rel+"' is protected: it is inside '"+joinRel(comps[:i])+"', a git directory, whose config and hooks git runs.")
+		}
+		if i == len(comps) {
+			return nil
+		}
+		next, err := h.child(comps[i])
+		switch {
+		case err == nil:
+		case errorsIsErrno(err, syscall.ELOOP) || errors.Is(err, errDirSwapped):
+			return errChanged(op, r)
+		default:
+			// Missing, or not a directory: the tool's own checks say so.
+			return nil
+		}
+		h.close()
+		h = next
+	}
 }
 
 // listedGitDir reports whether a directory listing (a treeScan's) has a git directory's shape,

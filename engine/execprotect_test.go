@@ -245,15 +245,31 @@ func TestGitDirExisting(t *testing.T) {
 
 // TestGitDirRace: concurrent calls that each add one member (HEAD by write_file, objects by
 // create_directory, refs by move_file) race for one directory many times; the directory never
-// ends up a git directory, because each member is created under the directory's lock after
-// looking at the others.
+// ends up a git directory, because each member is created during its turn after looking at the
+// others. The calls go to one engine (the turn's mutex and the directory's flock) and to two
+// engines on the same root, which share no memory, as two fsbox servers would (the flock alone).
 func TestGitDirRace(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		name := "one engine"
+		if !shared {
+			name = "two engines"
+		}
+		t.Run(name, func(t *testing.T) { gitDirRace(t, shared) })
+	}
+}
+
+func gitDirRace(t *testing.T, shared bool) {
 	rounds := 200
 	if testing.Short() {
 		rounds = 40
 	}
 	fx := makeFixture(t)
 	e := fx.engine(schema.Config{Tools: gitTools})
+	engines := []*Engine{e, e, e}
+	if !shared {
+		e2 := fx.engine(schema.Config{Tools: gitTools})
+		engines = []*Engine{e, e2, e}
+	}
 	for i := range rounds {
 		dir := "r" + strings.Repeat("x", i%3) + "/" + filepath.Base(t.TempDir()) // fresh name per round
 		fx.add(dir+"/", dir+"/pre/")
@@ -266,11 +282,13 @@ func TestGitDirRace(t *testing.T) {
 			{"create_directory", schema.CreateDirectoryArgs{Path: dir + "/objects"}},
 			{"move_file", schema.MoveFileArgs{Source: dir + "/pre", Destination: dir + "/refs"}},
 		}
-		for _, c := range calls {
+		for k, c := range calls {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				tryCall(t, e, c.tool, c.args, Hooks{})
+				// The creations that need no turn of their own (HEAD by write_file) take it
+				// in commitFile; the others in gitMemberLock.
+				tryCall(t, engines[k], c.tool, c.args, Hooks{})
 			}()
 		}
 		wg.Wait()
@@ -321,4 +339,46 @@ func TestGitRootInside(t *testing.T) {
 	_, cerr := tryCall(t, e, "write_file", schema.WriteFileArgs{Path: "pre-commit", Content: "touch PWNED\n"}, Hooks{})
 	wantKind(t, "write pre-commit in a root inside .git", cerr, "protected")
 	mustCall(t, e, "read_file", schema.ReadFileArgs{Path: "pre-commit"}, Hooks{})
+}
+
+// TestGitDirRefusedBeforeAsking: a member that would complete a git directory is refused before
+// the change is announced, so no reviewer is asked to approve what cannot happen (the check at
+// creation, under the lock, stays the one that counts).
+func TestGitDirRefusedBeforeAsking(t *testing.T) {
+	fx := makeFixture(t, "evil/objects/", "evil/h.txt: ref: refs/heads/main\n", "evil2/HEAD: ref: refs/heads/main\n")
+	e := fx.engine(schema.Config{Tools: gitTools})
+	for _, c := range []struct {
+		tool string
+		args any
+	}{
+		{"write_file", schema.WriteFileArgs{Path: "evil/HEAD", Content: "ref: refs/heads/main\n"}},
+		{"move_file", schema.MoveFileArgs{Source: "evil/h.txt", Destination: "evil/HEAD"}},
+		{"create_directory", schema.CreateDirectoryArgs{Path: "evil2/refs/heads"}},
+	} {
+		rec := &recorder{}
+		_, err := tryCall(t, e, c.tool, c.args, rec.hooks(true))
+		wantKind(t, c.tool+" "+jsonOf(c.args), err, "protected")
+		if len(rec.requests) != 0 || len(rec.events) != 0 {
+			t.Errorf("%s: %d change requests, %d events; want none", c.tool, len(rec.requests), len(rec.events))
+		}
+	}
+}
+
+// BenchmarkGitRule_WriteDeep measures what the git rule adds to a write eight directories deep
+// (one lstat of HEAD per directory above it, done at the check and again at the commit): the
+// same write with the rule on and switched off by allow_git_dirs.
+func BenchmarkGitRule_WriteDeep(b *testing.B) {
+	const p = "a/b/c/d/e/f/g/h/w.txt"
+	content := strings.Repeat("a line of ordinary source code\n", 100)
+	yes := true
+	for _, c := range []struct {
+		name string
+		cfg  schema.Config
+	}{{"rule", schema.Config{}}, {"allowed", schema.Config{AllowGitDirs: &yes}}} {
+		b.Run(c.name, func(b *testing.B) {
+			fx := makeFixture(b, p+": old\n")
+			e := fx.engine(c.cfg)
+			runBench(b, e, "write_file", map[string]any{"path": p, "content": content})
+		})
+	}
 }
