@@ -79,6 +79,7 @@ const (
 	kindInvalidEncoding     schema.ErrorKind = "invalid_encoding"
 	kindOffsetOutOfRange    schema.ErrorKind = "offset_out_of_range"
 	kindInvalidPattern      schema.ErrorKind = "invalid_pattern"
+	kindPatternTooComplex   schema.ErrorKind = "pattern_too_complex"
 	kindInvalidPath         schema.ErrorKind = "invalid_path"
 	kindNameTooLong         schema.ErrorKind = "name_too_long"
 	kindSymlinkLoop         schema.ErrorKind = "symlink_loop"

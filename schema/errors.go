@@ -60,6 +60,7 @@ var ErrorKinds = []ErrorKindInfo{
 	{"invalid_encoding", true, "old_text has U+FFFD where the file's bytes are not UTF-8; edit around them."},
 	{"offset_out_of_range", true, "offset is at or past the end of the file."},
 	{"invalid_pattern", true, "The regex or glob does not parse."},
+	{"pattern_too_complex", true, "The regex or glob is larger than one call may compile or expand (bytes, \"{...}\" alternatives, nesting, compiled size); the message says which argument to narrow and how."},
 	{"invalid_path", true, "The path is malformed (empty, NUL byte, not representable)."},
 	{"name_too_long", true, "The path or one of its names is too long."},
 	{"symlink_loop", true, "The path resolves through a symlink loop."},
