@@ -13,8 +13,10 @@ import (
 //  1. A glob (find_files' pattern, list_files' and grep's glob, search_files' include_glob) is at
 //     most maxGlobBytes long. doublestar expands "{a,b}" alternatives one by one, walking and
 //     matching once per expansion: "{a,b}" repeated 40 times is 2^40 walks. So a glob whose
-//     alternatives expand to more than maxGlobAlternatives patterns, or nest deeper than
-//     maxGlobNesting, is refused (pattern_too_complex) before it is expanded.
+//     alternatives expand to more than maxGlobAlternatives patterns, or to more than
+//     maxGlobExpandedBytes of them in all, or nest deeper than maxGlobNesting, is refused
+//     (pattern_too_complex) before it is expanded. What is left costs at most a few milliseconds
+//     a match, and each match spends matchUnits of the work budget.
 //
 //  2. A regex (search_files' and grep's pattern) is at most maxRegexBytes long, and its compiled
 //     program (regexp/syntax) at most maxRegexInsts instructions. Go's regexp is RE2, linear in
@@ -29,13 +31,14 @@ import (
 // Each refusal names the argument and says how to narrow it with arguments the same tool takes.
 // These bounds do not limit the work of a walk: the work budget (budget_work.go) does that.
 const (
-	maxGlobBytes        = 4096
-	maxGlobAlternatives = 256
-	maxGlobNesting      = 8
-	maxRegexBytes       = 64 << 10
-	maxRegexInsts       = 50_000
-	maxPatternArgsBytes = 6*(maxRegexBytes+maxGlobBytes+maxPathArgBytes) + 4096
-	maxPathArgBytes     = 4096
+	maxGlobBytes         = 4096
+	maxGlobAlternatives  = 256
+	maxGlobNesting       = 8
+	maxGlobExpandedBytes = 64 << 10
+	maxRegexBytes        = 64 << 10
+	maxRegexInsts        = 50_000
+	maxPatternArgsBytes  = 6*(maxRegexBytes+maxGlobBytes+maxPathArgBytes) + 4096
+	maxPathArgBytes      = 4096
 )
 
 // boundedArgs refuses the arguments of a pattern tool longer than maxPatternArgsBytes (rule 3)
@@ -57,32 +60,59 @@ func checkGlob(op, arg, glob, narrow string) *Error {
 	if len(glob) > maxGlobBytes {
 		return errorf(op, "", kindPatternTooComplex, "%s is %d bytes long; at most %d are accepted: %s.", arg, len(glob), maxGlobBytes, narrow)
 	}
-	n, depth := globExpansions(glob)
-	if depth > maxGlobNesting {
-		return errorf(op, "", kindPatternTooComplex, "%s nests \"{...}\" alternatives %d deep; at most %d are accepted: %s.", arg, depth, maxGlobNesting, narrow)
+	x := globExpansions(glob)
+	if x.depth > maxGlobNesting {
+		return errorf(op, "", kindPatternTooComplex, "%s nests \"{...}\" alternatives %d deep; at most %d are accepted: %s.", arg, x.depth, maxGlobNesting, narrow)
 	}
-	if n > maxGlobAlternatives {
-		count := strconv.FormatUint(n, 10)
-		if n == saturated {
-			count = "more than 2^60"
-		}
-		return errorf(op, "", kindPatternTooComplex, "%s expands to %s \"{...}\" alternatives; at most %d are accepted: %s.", arg, count, maxGlobAlternatives, narrow)
+	if x.n > maxGlobAlternatives {
+		return errorf(op, "", kindPatternTooComplex, "%s expands to %s \"{...}\" alternatives; at most %d are accepted: %s.", arg, countText(x.n), maxGlobAlternatives, narrow)
+	}
+	if x.bytes > maxGlobExpandedBytes {
+		return errorf(op, "", kindPatternTooComplex, "%s expands to %s bytes of patterns over its \"{...}\" alternatives; at most %d are accepted: %s.", arg, countText(x.bytes), maxGlobExpandedBytes, narrow)
 	}
 	return nil
+}
+
+func countText(n uint64) string {
+	if n >= saturated {
+		return "more than 2^60"
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+// globCost is the cost of one match of glob, within the bounds, for matchUnits: the bytes of its
+// expansion, since doublestar tries the alternatives one by one.
+func globCost(glob string) uint64 {
+	return min(globExpansions(glob).bytes, maxGlobExpandedBytes)
+}
+
+// matchUnits is the units of work (budget_work.go) one match of a glob of cost against a name
+// of nameLen bytes counts: doublestar's matching is linear in each, and their product, in the
+// worst case ("*a" repeated against "aaa…"), costs about 0.2 ns a byte pair, so a unit stands for
+// 1500 of them. "**/*.go" against any path counts 1; the heaviest glob accepted against a
+// 250-byte name, about 11,000.
+func matchUnits(cost uint64, nameLen int) int {
+	return 1 + int(cost*uint64(nameLen)/1500)
 }
 
 // saturated is where globExpansions stops counting.
 const saturated = uint64(1) << 60
 
-// globExpansions counts the patterns doublestar's brace expansion makes of glob (the product,
-// over the braces in sequence, of the sum over each one's alternatives), saturating at
-// saturated, and the deepest nesting of braces. It reads the glob as doublestar does: "\"
-// escapes the next byte and "[...]" is a class, in which braces are literal; an unmatched "{"
-// counts as one pattern (doublestar refuses it anyway).
-func globExpansions(glob string) (n uint64, depth int) {
+// expansion is what doublestar's brace expansion makes of a glob: n patterns of bytes bytes in
+// all, from braces nested depth deep.
+type expansion struct {
+	n, bytes uint64
+	depth    int
+}
+
+// globExpansions reads glob as doublestar does: "\" escapes the next byte and "[...]" is a
+// class, in which braces are literal; a sequence's expansions are the product of its parts',
+// an alternation's the sum of its alternatives'. Counts saturate at saturated; an unmatched "{"
+// is read to the end (doublestar refuses it anyway).
+func globExpansions(glob string) expansion {
 	p := globCounter{s: glob}
-	n = p.seq(0)
-	return n, p.depth
+	n, b := p.seq(0)
+	return expansion{n: n, bytes: b, depth: p.depth}
 }
 
 type globCounter struct {
@@ -91,43 +121,53 @@ type globCounter struct {
 	depth int
 }
 
-// seq counts the expansions of a sequence up to an unnested "," or "}" (or the end).
-func (p *globCounter) seq(level int) uint64 {
-	total := uint64(1)
+// seq counts the expansions of a sequence up to an unnested "," or "}" (or the end), and their
+// bytes.
+func (p *globCounter) seq(level int) (n, bytes uint64) {
+	n, bytes = 1, 0
+	lit := func(k int) { // k literal bytes in each of the n expansions so far
+		bytes = min(bytes+mulSat(n, uint64(k)), saturated)
+	}
 	for p.i < len(p.s) {
+		start := p.i
 		switch p.s[p.i] {
 		case '\\':
-			p.i += 2
+			p.i = min(p.i+2, len(p.s))
 		case '[':
 			p.skipClass()
 		case ',', '}':
 			if level > 0 {
-				return total
+				return n, bytes
 			}
 			p.i++
 		case '{':
 			p.i++
 			p.depth = max(p.depth, level+1)
-			total = mulSat(total, p.alts(level+1))
+			an, ab := p.alts(level + 1)
+			// Each of the n expansions so far is followed by each of the an alternatives.
+			bytes = min(mulSat(bytes, an)+mulSat(ab, n), saturated)
+			n = mulSat(n, an)
+			continue
 		default:
 			p.i++
 		}
+		lit(p.i - start)
 	}
-	return total
+	return n, bytes
 }
 
 // alts counts the expansions of the alternatives after a "{", consuming the closing "}".
-func (p *globCounter) alts(level int) uint64 {
-	sum := uint64(0)
+func (p *globCounter) alts(level int) (n, bytes uint64) {
 	for {
-		sum = min(sum+p.seq(level), saturated)
+		sn, sb := p.seq(level)
+		n, bytes = min(n+sn, saturated), min(bytes+sb, saturated)
 		if p.i >= len(p.s) {
-			return sum // unmatched
+			return n, bytes // unmatched
 		}
 		c := p.s[p.i]
 		p.i++
 		if c == '}' {
-			return sum
+			return n, bytes
 		}
 	}
 }

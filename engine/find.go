@@ -51,6 +51,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	filter := e.newWalkFilter(c)
 	fsys := newWalkFS(e, r.rel, strings.Contains(pattern, "**"), filter.work, filter.load)
 	defer fsys.close()
+	fsys.cost = globCost(pattern)
 	// A trailing "/" (directories only) is applied in visit, after symlinks are resolved:
 	// doublestar, not following links, would drop a symlinked directory that list_directory
 	// shows as a directory (find rule 3).
@@ -62,7 +63,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	f := &finder{e: e, c: c, fsys: fsys, filter: filter, base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
 	deep := strings.Contains(pattern, "**")
 	reach := func(name string, isDir bool) bool {
-		filter.work.spend(1)
+		filter.work.spend(matchUnits(fsys.cost, len(name)))
 		if dirsOnly && !isDir {
 			return false // "*/" would not have shown a file either
 		}

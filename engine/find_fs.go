@@ -69,6 +69,9 @@ type walkFS struct {
 	// tree, whatever alternatives it has left to expand.
 	work *workBudget
 	load *ignoreLoad
+	// cost is the pattern's matching cost (matchUnits): each listed entry spends it, since
+	// doublestar matches every entry of a listing against the pattern's component.
+	cost uint64
 }
 
 // maxRealChars bounds the memory of walkFS.real.
@@ -223,7 +226,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, nil
 	}
 	if real == w.lastReal && w.lastEnts != nil {
-		if !w.work.spend(len(w.lastEnts)) {
+		if !w.work.spend(w.units(w.lastEnts)) {
 			return nil, nil
 		}
 		return w.lastEnts, nil
@@ -232,7 +235,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !w.work.spend(len(ents)) {
+	if !w.work.spend(w.units(ents)) {
 		return nil, nil
 	}
 	ents = w.dropIgnored(name, real, sh, ents)
@@ -250,6 +253,17 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 	}
 	return ents, nil
+}
+
+// units is the work doublestar does with a listing: one unit for each entry and the match of
+// each name against the pattern, spent before it starts so that one huge listing cannot
+// overrun the budget.
+func (w *walkFS) units(ents []fs.DirEntry) int {
+	n := 0
+	for _, de := range ents {
+		n += matchUnits(w.cost, len(de.Name()))
+	}
+	return n
 }
 
 // dropIgnored loads the ignore rules of the directory just listed (the top of the stack) and

@@ -77,6 +77,7 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 	if files != nil {
 		s.include = files
 		s.filter.unignore = files.unignore
+		s.filter.globCost = files.cost()
 		s.dirExclude = files.dirExcluded
 	}
 	if err := s.search(r, dir); err != nil {
@@ -259,6 +260,18 @@ func newRgFiles(op, glob, fileType, base string, single bool) (*rgFiles, *Error)
 		}
 	}
 	return f, nil
+}
+
+// cost is the matching cost of the glob and the type's globs together (matchUnits).
+func (f *rgFiles) cost() uint64 {
+	var c uint64
+	if f.glob != nil {
+		c = globCost(f.glob.src)
+	}
+	for _, g := range f.types {
+		c += globCost(g.src)
+	}
+	return c
 }
 
 // match reports whether a file (root-relative spelling) is listed or searched.

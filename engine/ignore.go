@@ -105,7 +105,11 @@ func (l *ignoreLoad) notice() string {
 	if l == nil || l.dropped == 0 {
 		return ""
 	}
-	return "[" + strconv.Itoa(l.dropped) + " ignore patterns not applied: one call applies at most " + strconv.Itoa(maxIgnorePatternsPerCall) +
+	what := " ignore patterns"
+	if l.dropped == 1 {
+		what = " ignore pattern"
+	}
+	return "[" + strconv.Itoa(l.dropped) + what + " not applied: one call applies at most " + strconv.Itoa(maxIgnorePatternsPerCall) +
 		", and at most " + strconv.Itoa(maxIgnorePatternsPerFile) + " of one file; entries they would hide are shown]"
 }
 

@@ -35,6 +35,7 @@ func (e *Engine) listFiles(c *call, a *schema.ListFilesArgs) (*schema.ListFilesR
 	l := &lister{e: e, c: c, filter: e.newWalkFilter(c), files: files, budget: e.newBudget(), res: &schema.ListFilesResult{Paths: []string{}}}
 	if files != nil {
 		l.filter.unignore = files.unignore
+		l.filter.globCost = files.cost()
 	}
 	l.walk(dir)
 	if err := c.ctx.Err(); err != nil {

@@ -57,6 +57,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 			return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid include_glob %s: %v", pyRepr(a.IncludeGlob), gerr)
 		}
 		s.include = &g
+		s.filter.globCost = uint64(len(a.IncludeGlob)) // translated to one RE2 program: linear
 	}
 	r, dir, werr := e.openWalkRoot(c, a.Path, true)
 	if werr != nil {

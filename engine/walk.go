@@ -228,6 +228,9 @@ type walkFilter struct {
 	// account of its ignore patterns.
 	work *workBudget
 	load *ignoreLoad
+	// globCost is the cost of the glob that filters entries (list_files' and grep's glob,
+	// search_files' include_glob), which entry spends for each (matchUnits); 0: none.
+	globCost uint64
 }
 
 func (e *Engine) newWalkFilter(c *call) *walkFilter {
@@ -265,10 +268,10 @@ func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
 // entry resolves one raw entry of d and reports whether it may be shown (rules 2 and 3). With
 // needInfo the entry's (or target's) FileInfo is filled in, for sizes.
 func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
-	if !f.work.spend(1) {
+	name := de.Name()
+	if !f.work.spend(matchUnits(f.globCost, len(d.lex)+1+len(name))) {
 		return walkEntry{}, false // the walk stops at its next look at live
 	}
-	name := de.Name()
 	if strings.HasPrefix(name, ".") {
 		f.hidden.Dot++
 		return walkEntry{}, false

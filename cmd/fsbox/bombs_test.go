@@ -268,7 +268,7 @@ func TestServe_IgnoreBomb(t *testing.T) {
 		if r.isError || r.code != 0 {
 			t.Errorf("%s: %.300s", tc.tool, r.text)
 		}
-		if !strings.Contains(r.text, "ignore patterns") {
+		if !strings.Contains(r.text, "ignore patterns not applied") {
 			t.Errorf("%s: reply %.300s; want the notice that not every ignore pattern was applied", tc.tool, r.text)
 		}
 		t.Logf("%s answered in %v", tc.tool, r.at.Sub(sent).Round(time.Millisecond))
