@@ -13,8 +13,10 @@ import (
 // find_files, list_files, search_files, grep) counts its work in units against maxWalkWork:
 //
 //  1. one unit per directory listed, per entry looked at, per lookup of a path by name
-//     (find_files: doublestar's Stat and Open), per glob match (find_files' reach), and per
-//     ignore pattern an entry is checked against (ignore.go);
+//     (find_files: doublestar's Stat and Open) and per ignore pattern an entry is checked against
+//     (ignore.go); a glob match (find_files' pattern against each entry listed and each match,
+//     list_files' and grep's glob, search_files' include_glob) counts matchUnits, which grow with
+//     the glob's expansion and the name's length (budget_pattern.go);
 //  2. when the units run out the walk stops where it is; the result so far is returned, marked
 //     truncated, and its text ends with "[... walk cut short after N units of work (lookups and
 //     matches); <how to narrow>]", naming arguments of the same tool;
