@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -344,8 +343,7 @@ func (ig *ignorer) rootLevel(e *Engine, f *walkFilter, rel string, load *ignoreL
 		if git, err := h.child(".git"); err == nil {
 			if info, err := git.child("info"); err == nil {
 				if b, ok := readIgnoreFile(info, "exclude"); ok {
-					base.rules = append(slices.Clip(base.rules), parseIgnore(*b, nil, load)...)
-					ignoreBufs.Put(b)
+					base.rules = append(slices.Clip(base.rules), parseIgnore(b, nil, load)...)
 				}
 				info.close()
 			}
@@ -411,8 +409,7 @@ func (ig *ignorer) below(e *Engine, f *walkFilter, parent *ignoreLevel, rel stri
 			continue
 		}
 		if b, ok := readIgnoreFile(*h, name); ok {
-			lvl.rules = append(lvl.rules, parseIgnore(*b, lvl.domain, lvl.load)...)
-			ignoreBufs.Put(b)
+			lvl.rules = append(lvl.rules, parseIgnore(b, lvl.domain, lvl.load)...)
 		}
 	}
 	return lvl.finish()
@@ -422,30 +419,20 @@ func (ig *ignorer) below(e *Engine, f *walkFilter, parent *ignoreLevel, rel stri
 func isIgnoreFile(de fs.DirEntry) bool { return slices.Contains(ignoreFiles, de.Name()) }
 
 // readIgnoreFile reads the regular file name of h, at most maxIgnoreBytes of it, into a buffer
-// of ignoreBufs, which the caller puts back once the patterns are parsed (they copy what they
-// keep).
-func readIgnoreFile(h dirHandle, name string) (*[]byte, bool) {
-	f, _, ok := h.openEntry(name, true)
+// of its size (read_file's fstat), not grown as it is read.
+func readIgnoreFile(h dirHandle, name string) ([]byte, bool) {
+	f, size, ok := h.openEntry(name, true)
 	if !ok {
 		return nil, false
 	}
 	defer f.Close()
-	b := ignoreBufs.Get().(*[]byte)
-	n, err := io.ReadFull(f, (*b)[:cap(*b)])
+	b := make([]byte, min(max(size, 0), maxIgnoreBytes))
+	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		ignoreBufs.Put(b)
 		return nil, false
 	}
-	*b = (*b)[:n]
-	return b, true
+	return b[:n], true
 }
-
-// ignoreBufs holds the buffers ignore files are read into, so a walk that reads many large
-// ones does not allocate a megabyte for each.
-var ignoreBufs = sync.Pool{New: func() any {
-	b := make([]byte, maxIgnoreBytes)
-	return &b
-}}
 
 // entryIgnored reports whether the entry name of the directory rel (resolved, root-relative),
 // whose rules l holds, is ignored. isDir is the entry's own type: a symlink is matched as a
