@@ -203,7 +203,7 @@ func parseIgnore(b []byte, domain []string, load *ignoreLoad) []ignoreRule {
 		} else {
 			line, b = b, nil
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\r'}), []byte{'\r'}) // as bufio.ScanLines and a TrimSuffix did
 		if bytes.HasPrefix(line, []byte{'#'}) || len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
