@@ -69,13 +69,9 @@ func (w *workBudget) spend(n int) bool {
 	return true
 }
 
-// live reports whether the walk may go on, looking at the context now.
-func (w *workBudget) live() bool {
-	if !w.over && !w.ended && w.ctx.Err() != nil {
-		w.ended = true
-	}
-	return !w.over && !w.ended
-}
+// live reports whether the walk may go on: the units are not spent and the context had not
+// ended when spend last looked (every workTick units).
+func (w *workBudget) live() bool { return !w.over && !w.ended }
 
 // workLine is rule 2's notice; narrow names the arguments that ask for less.
 func workLine(narrow string) string {
