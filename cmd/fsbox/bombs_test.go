@@ -315,3 +315,42 @@ func TestServe_RegexBomb(t *testing.T) {
 	}
 	c.checkPeak(idle, "regex bomb")
 }
+
+// TestServe_CancelLongWalk: a find_files within the pattern bounds whose 250 alternatives each
+// walk the whole tree (12,000 files: seconds of work, up to the work budget) is answered within
+// the deadline of its $/cancel_request, and a read_file sent meanwhile is not held up. Before
+// the work budget looked at the context, the cancel was seen only once doublestar had expanded
+// every alternative.
+func TestServe_CancelLongWalk(t *testing.T) {
+	files := map[string]string{"a.txt": "hello\n"}
+	for d := range 30 {
+		for s := range 10 {
+			for f := range 40 {
+				files[fmt.Sprintf("d%02d/s%d/f%02d.txt", d, s, f)] = ""
+			}
+		}
+	}
+	root := tree(t, files)
+	c := startBombs(t, root, "--tools", "read_file,find_files")
+	alts := make([]string, 250)
+	for i := range alts {
+		alts[i] = fmt.Sprintf("**/n%d", i)
+	}
+	c.call("walk", "find_files", `{"pattern":"{`+strings.Join(alts, ",")+`}"}`)
+	time.Sleep(100 * time.Millisecond)
+	read := c.call("read", "read_file", `{"path":"a.txt"}`)
+	if r, ok := c.wait("read", bombDeadline); !ok || r.code != 0 {
+		t.Fatalf("read_file during a long find_files: %v %.200s", ok, r.text)
+	} else {
+		t.Logf("read_file during the walk answered in %v", r.at.Sub(read).Round(time.Millisecond))
+	}
+	cancelled := c.cancel("walk")
+	r, ok := c.wait("walk", bombDeadline)
+	if !ok {
+		t.Fatalf("find_files of 250 tree-wide alternatives: no answer within %v of its cancel", bombDeadline)
+	}
+	t.Logf("find_files answered %v after its cancel: %.120s", r.at.Sub(cancelled).Round(time.Millisecond), r.text)
+	if r.code != -32800 && r.at.Before(cancelled) {
+		t.Logf("(it finished before the cancel)")
+	}
+}
