@@ -79,6 +79,7 @@ const (
 	kindInvalidEncoding     = schema.KindInvalidEncoding
 	kindOffsetOutOfRange    = schema.KindOffsetOutOfRange
 	kindInvalidPattern      = schema.KindInvalidPattern
+	kindPatternTooComplex   = schema.KindPatternTooComplex
 	kindInvalidPath         = schema.KindInvalidPath
 	kindNameTooLong         = schema.KindNameTooLong
 	kindSymlinkLoop         = schema.KindSymlinkLoop

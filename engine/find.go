@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(schema.ToolFindFiles, tool((*Engine).findFiles))
+	register(schema.ToolFindFiles, boundedArgs("pattern", maxGlobBytes, tool((*Engine).findFiles)))
 }
 
 // findFiles matches a glob against the paths below path (walk rules 1–7 in walk.go), with
@@ -48,8 +48,10 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		return nil, err
 	}
 	dir.close() // doublestar opens directories by path, through walkFS
-	fsys := newWalkFS(e, r.rel, strings.Contains(pattern, "**"))
+	filter := e.newWalkFilter(c)
+	fsys := newWalkFS(e, r.rel, strings.Contains(pattern, "**"), filter.work, filter.load)
 	defer fsys.close()
+	fsys.cost = globCost(pattern)
 	// A trailing "/" (directories only) is applied in visit, after symlinks are resolved:
 	// doublestar, not following links, would drop a symlinked directory that list_directory
 	// shows as a directory (find rule 3).
@@ -58,9 +60,10 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	if r.rel != "." {
 		full = escapeGlob(r.rel) + "/" + full
 	}
-	f := &finder{e: e, c: c, fsys: fsys, filter: e.newWalkFilter(), base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
+	f := &finder{e: e, c: c, fsys: fsys, filter: filter, base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
 	deep := strings.Contains(pattern, "**")
 	reach := func(name string, isDir bool) bool {
+		filter.work.spend(matchUnits(fsys.cost, len(name)))
 		if dirsOnly && !isDir {
 			return false // "*/" would not have shown a file either
 		}
@@ -81,6 +84,9 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	werr := doublestar.GlobWalk(fsys, full, f.visit, doublestar.WithNoFollow(), doublestar.WithNoHidden())
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)
+	}
+	if werr == errWalkSpent {
+		werr = nil // the work budget ran out: the matches so far are the result (budget_work.go)
 	}
 	if werr != nil {
 		if errors.Is(werr, doublestar.ErrBadPattern) {
@@ -133,6 +139,9 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		res.Truncated = true
 		b.WriteString("\n[... walk cut short after " + strconv.Itoa(maxFindDirReads) + " directory listings; narrow the path or the pattern]")
 	}
+	if endWork(&b, filter.work, filter.load, "search from a path further down, or use a pattern with fewer \"**\" components and alternatives") {
+		res.Truncated = true
+	}
 	res.Text = b.String()
 	c.emit(&schema.FilesSearchedEvent{
 		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
@@ -146,6 +155,9 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 
 // cleanGlob applies find rule 1 and validates the pattern.
 func cleanGlob(op, pattern string) (string, *Error) {
+	if err := checkGlob(op, "pattern", pattern, "name fewer alternatives in pattern (or run one find_files per group of them), or use \"*\" and \"**\" wildcards"); err != nil {
+		return "", err
+	}
 	invalid := errorf(op, "", kindInvalidPattern, "Pattern %s is not a valid glob pattern.", pyRepr(pattern))
 	if strings.HasPrefix(pattern, "/") {
 		return "", errorf(op, "", kindInvalidPattern, "Pattern %s must be relative to the search path, not absolute.", pyRepr(pattern))
@@ -224,6 +236,9 @@ func comparePaths(a, b string) int {
 	}
 	return len(a) - len(b)
 }
+
+// errWalkSpent stops doublestar's walk once the work budget is spent.
+var errWalkSpent = errors.New("work budget spent")
 
 // foundPath is one visible match: its root-relative spelling and whether it is a directory.
 type foundPath struct {
@@ -315,6 +330,9 @@ func (f *finder) compact() {
 func (f *finder) visit(name string, d fs.DirEntry) error {
 	if err := f.c.ctx.Err(); err != nil {
 		return err
+	}
+	if !f.filter.work.spend(1) {
+		return errWalkSpent
 	}
 	if name == f.base {
 		return nil

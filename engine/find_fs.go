@@ -62,6 +62,16 @@ type walkFS struct {
 	// would have matched or entered an entry, for counting what they hid.
 	ign   *ignorer
 	reach func(name string, dir bool) bool
+
+	// work is the call's work budget (budget_work.go): every Open, Stat and ReadDir spends a
+	// unit, a listing one more per entry. Once it is spent, or the call cancelled, every method
+	// answers "not found" or an empty listing, so doublestar unwinds without touching the
+	// tree, whatever alternatives it has left to expand.
+	work *workBudget
+	load *ignoreLoad
+	// cost is the pattern's matching cost (matchUnits): each listed entry spends it, since
+	// doublestar matches every entry of a listing against the pattern's component.
+	cost uint64
 }
 
 // maxRealChars bounds the memory of walkFS.real.
@@ -74,8 +84,8 @@ type openDir struct {
 	ign  *ignoreLevel // its ignore rules; nil without them
 }
 
-func newWalkFS(e *Engine, base string, prefetch bool) *walkFS {
-	w := &walkFS{e: e, real: map[string]string{base: base}}
+func newWalkFS(e *Engine, base string, prefetch bool, work *workBudget, load *ignoreLoad) *walkFS {
+	w := &walkFS{e: e, real: map[string]string{base: base}, work: work, load: load}
 	if prefetch {
 		w.pre = newPrefetcher(listSorted)
 	}
@@ -176,6 +186,9 @@ func (w *walkFS) remember(name, real string) {
 }
 
 func (w *walkFS) Open(name string) (fs.File, error) {
+	if !w.work.spend(1) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
 	real, ok := w.realOf(name)
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
@@ -185,6 +198,9 @@ func (w *walkFS) Open(name string) (fs.File, error) {
 }
 
 func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
+	if !w.work.spend(1) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
 	real, ok := w.realOf(name)
 	if !ok {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
@@ -194,7 +210,7 @@ func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if w.reads++; w.reads > maxFindDirReads {
+	if w.reads++; w.reads > maxFindDirReads || !w.work.spend(1) {
 		return nil, nil
 	}
 	real, ok := w.realOf(name)
@@ -210,11 +226,17 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, nil
 	}
 	if real == w.lastReal && w.lastEnts != nil {
+		if !w.work.spend(w.units(w.lastEnts)) {
+			return nil, nil
+		}
 		return w.lastEnts, nil
 	}
 	sh, ents, err := w.list(real)
 	if err != nil {
 		return nil, err
+	}
+	if !w.work.spend(w.units(ents)) {
+		return nil, nil
 	}
 	ents = w.dropIgnored(name, real, sh, ents)
 	w.lastReal, w.lastEnts = real, ents
@@ -233,6 +255,17 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// units is the work doublestar does with a listing: one unit for each entry and the match of
+// each name against the pattern, spent before it starts so that one huge listing cannot
+// overrun the budget.
+func (w *walkFS) units(ents []fs.DirEntry) int {
+	n := 0
+	for _, de := range ents {
+		n += matchUnits(w.cost, len(de.Name()))
+	}
+	return n
+}
+
 // dropIgnored loads the ignore rules of the directory just listed (the top of the stack) and
 // returns its entries without those they ignore, counting the ones the pattern would have
 // reached (but ".git", which is always skipped, like rg does, and never worth a notice).
@@ -247,7 +280,7 @@ func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirE
 		}
 	}
 	if up == nil {
-		up = w.ign.rootLevel(w.e, nil, real)
+		up = w.ign.rootLevel(w.e, nil, real, w.load)
 	}
 	lvl := w.ign.below(w.e, nil, up, real, &sh.h, ents)
 	w.stack[len(w.stack)-1].ign = lvl

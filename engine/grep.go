@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(schema.ToolGrep, tool((*Engine).grep))
+	register(schema.ToolGrep, boundedArgs("pattern", maxRegexBytes, tool((*Engine).grep)))
 }
 
 // grepMaxContext bounds grep's context argument (pydantic-ai-harness rejects, not clamps, more).
@@ -50,11 +50,11 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 	if a.IgnoreCase {
 		pattern = "(?i)" + pattern
 	}
-	m, err := newLineMatcher(pattern)
-	if err != nil {
-		return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	m, merr := boundedLineMatcher(c.tool, "pattern", pattern, "search for a shorter pattern, or split an alternation over several grep calls")
+	if merr != nil {
+		return nil, merr
 	}
-	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(), limit: e.maxSearchResults, budget: e.newBudget(),
+	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(c), limit: e.maxSearchResults, budget: e.newBudget(),
 		context: context, cut: cutLong, what: "lines", noLinks: true, narrow: "narrow the search: a path further down, a more specific pattern, a glob or a file_type"}
 	r, dir, werr := e.openWalkRoot(c, a.Path, true)
 	if werr != nil {
@@ -77,6 +77,7 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 	if files != nil {
 		s.include = files
 		s.filter.unignore = files.unignore
+		s.filter.globCost = files.cost()
 		s.dirExclude = files.dirExcluded
 	}
 	if err := s.search(r, dir); err != nil {
@@ -191,6 +192,9 @@ func newRgGlob(op, glob, base string) (*rgGlob, *Error) {
 	}
 	p = strings.TrimPrefix(p, "/")
 	g.anchored = strings.Contains(p, "/")
+	if err := checkGlob(op, "glob", glob, "name fewer alternatives in glob, or give a path further down"); err != nil {
+		return nil, err
+	}
 	if p == "" || strings.IndexByte(p, 0) >= 0 || !doublestar.ValidatePattern(p) {
 		return nil, errorf(op, "", kindInvalidPattern, "Invalid glob %s.", pyRepr(glob))
 	}
@@ -256,6 +260,18 @@ func newRgFiles(op, glob, fileType, base string, single bool) (*rgFiles, *Error)
 		}
 	}
 	return f, nil
+}
+
+// cost is the matching cost of the glob and the type's globs together (matchUnits).
+func (f *rgFiles) cost() uint64 {
+	var c uint64
+	if f.glob != nil {
+		c = globCost(f.glob.src)
+	}
+	for _, g := range f.types {
+		c += globCost(g.src)
+	}
+	return c
 }
 
 // match reports whether a file (root-relative spelling) is listed or searched.

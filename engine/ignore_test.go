@@ -1,12 +1,16 @@
 package engine
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/fsbox/fsbox/schema"
 )
@@ -284,5 +288,136 @@ func TestIgnore_FilesReadSafely(t *testing.T) {
 	tree := mustCall(t, e, schema.ToolDirectoryTree, map[string]any{}, Hooks{}).(*schema.DirectoryTreeResult)
 	if tree.Hidden.Ignored != 0 {
 		t.Errorf("directory_tree ignored %d: %q", tree.Hidden.Ignored, tree.Text)
+	}
+}
+
+// TestIgnore_IndexAgreesWithGoGit: the indexed match of a level (ignoreIndex) gives what trying
+// every pattern, highest first, with go-git's Match gives, for random patterns (literal,
+// wildcard, class, escaped, negated, anchored, "**", directory-only) and random paths.
+func TestIgnore_IndexAgreesWithGoGit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 4))
+	parts := []string{"a", "b", "ab", "log", ".log", "x.log", "node_modules", "*", "?", "[ab]", "[!a]b", "a*", "*b", "*.log", `\*`, "**", "b?", "[a-c]*", "build", "a\\ "}
+	names := []string{"a", "b", "ab", "ba", "x.log", "a.log", "node_modules", "build", "*", "abc", "b a", "a ", "bb", "c"}
+	for round := range 300 {
+		domain := []string(nil)
+		if round%2 == 1 {
+			domain = []string{"a", "b"}
+		}
+		var lines []string
+		for range 1 + rng.IntN(40) {
+			var p strings.Builder
+			if rng.IntN(4) == 0 {
+				p.WriteString("!")
+			}
+			if rng.IntN(4) == 0 {
+				p.WriteString("/")
+			}
+			for k := range 1 + rng.IntN(3) {
+				if k > 0 {
+					p.WriteString("/")
+				}
+				p.WriteString(parts[rng.IntN(len(parts))])
+			}
+			if rng.IntN(4) == 0 {
+				p.WriteString("/")
+			}
+			lines = append(lines, p.String())
+		}
+		lvl := (&ignoreLevel{rules: parseIgnore([]byte(strings.Join(lines, "\n")), domain, nil), domain: domain}).finish()
+		for range 60 {
+			path := append([]string(nil), domain...)
+			for range 1 + rng.IntN(3) {
+				path = append(path, names[rng.IntN(len(names))])
+			}
+			isDir := rng.IntN(2) == 0
+			want := gitignore.NoMatch
+			for i := len(lvl.rules) - 1; i >= 0; i-- {
+				if m := lvl.rules[i].pat.Match(path, isDir); m != gitignore.NoMatch {
+					want = m
+					break
+				}
+			}
+			if got := lvl.match(path, isDir); got != want {
+				t.Fatalf("patterns %q, path %q (dir %v): indexed %v, go-git %v", lines, path, isDir, got, want)
+			}
+		}
+	}
+}
+
+// TestIgnore_BombCostsLittle: three nested ignore files of 10,000 patterns each (literal names,
+// extensions, wildcards with a literal prefix) over 600 entries: the entries are checked against
+// the few patterns their names select, not all 30,000 (which cost 55.8 s in one list_directory
+// with 1 MiB files). The count is of go-git Match calls, through the work budget, so it does not
+// depend on the machine.
+func TestIgnore_BombCostsLittle(t *testing.T) {
+	kinds := []string{"name%05d", "*.e%05d", "f%d*[xy]"}
+	lines := []string{}
+	for level, dir := range []string{"a", "a/b", "a/b/c"} {
+		var b strings.Builder
+		for i := range maxIgnorePatternsPerFile {
+			fmt.Fprintf(&b, kinds[level]+"\\n", i)
+		}
+		lines = append(lines, dir+"/.gitignore: "+b.String())
+	}
+	for i := range 600 {
+		lines = append(lines, fmt.Sprintf("a/b/c/f%03d.txt: x", i))
+	}
+	fx := makeFixture(t, lines...)
+	e := fx.engine(schema.Config{Tools: allTools})
+	c := &call{ctx: t.Context(), tool: schema.ToolListDirectory}
+	f := e.newWalkFilter(c)
+	d, _ := openDirHandle(e, "a/b/c", nil)
+	defer d.close()
+	dir := &walkDir{rel: "a/b/c", lex: "a/b/c", h: d}
+	ents, _ := dir.readNames()
+	f.enter(dir, ents)
+	before := f.work.left
+	shown := 0
+	for _, de := range ents {
+		if _, ok := f.entry(dir, de, false); ok {
+			shown++
+		}
+	}
+	spent := before - f.work.left - len(ents) // less the unit each entry costs anyway
+	if f.load.dropped != 0 || f.load.patterns != 3*maxIgnorePatternsPerFile {
+		t.Fatalf("patterns applied %d, dropped %d; want all %d", f.load.patterns, f.load.dropped, 3*maxIgnorePatternsPerFile)
+	}
+	// "f%d*[xy]" keys on "f0", "f1", ...: each entry selects the patterns whose prefix it has.
+	if spent > 600*20 {
+		t.Errorf("600 entries under 30,000 ignore patterns: %d pattern checks; want at most %d", spent, 600*20)
+	}
+	if shown != 600 {
+		t.Errorf("%d of 600 entries shown", shown)
+	}
+	t.Logf("%d pattern checks for 600 entries", spent)
+}
+
+// TestIgnore_PatternCaps: patterns past maxIgnorePatternsPerFile of a file, or past
+// maxIgnorePatternsPerCall of a call, are not applied, and the walk's text says how many.
+func TestIgnore_PatternCaps(t *testing.T) {
+	var b strings.Builder
+	for i := range maxIgnorePatternsPerFile + 5 {
+		fmt.Fprintf(&b, "skip%d.txt\\n", i)
+	}
+	lines := []string{".gitignore: " + b.String(), "skip0.txt: x", fmt.Sprintf("skip%d.txt: x", maxIgnorePatternsPerFile), "keep.txt: x"}
+	var local strings.Builder
+	for i := range maxIgnorePatternsPerFile {
+		fmt.Fprintf(&local, "local%d.txt\\n", i)
+	}
+	for _, d := range []string{"d1", "d2", "d3"} {
+		lines = append(lines, d+"/.gitignore: "+local.String(), d+"/local0.txt: x")
+	}
+	fx := makeFixture(t, lines...)
+	e := fx.engine(schema.Config{Tools: allTools})
+	list := mustCall(t, e, schema.ToolListDirectory, map[string]any{}, Hooks{}).(*schema.ListDirectoryResult)
+	if !strings.Contains(list.Text, "[5 ignore patterns not applied: one call applies at most 30000, and at most 10000 of one file; entries they would hide are shown]") ||
+		!strings.Contains(list.Text, fmt.Sprintf("skip%d.txt", maxIgnorePatternsPerFile)) || strings.Contains(list.Text, "skip0.txt") {
+		t.Errorf("list_directory under an ignore file over the cap: %q", list.Text)
+	}
+	// The whole tree: the root's, d1's and d2's files fill the call's 30,000; d3's are not
+	// applied, so d3/local0.txt is listed.
+	files := mustCall(t, e, schema.ToolListFiles, map[string]any{}, Hooks{}).(*schema.ListFilesResult)
+	if !slices.Contains(files.Paths, "d3/local0.txt") || slices.Contains(files.Paths, "d1/local0.txt") || !strings.Contains(files.Text, "[10005 ignore patterns not applied") {
+		t.Errorf("list_files past the per-call cap: %q", files.Text)
 	}
 }

@@ -24,11 +24,14 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 		return nil, osError(c.tool, r.rel, r.spelling, rerr)
 	}
 	res := &schema.ListDirectoryResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
-	filter := e.newWalkFilter()
+	filter := e.newWalkFilter(c)
 	filter.enter(dir, raw)
 	budget := e.newBudget()
 	var b strings.Builder
 	for _, de := range raw {
+		if !filter.live() {
+			break
+		}
 		ent, ok := filter.entry(dir, de, true)
 		if !ok {
 			continue
@@ -48,12 +51,15 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	} else {
 		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", filter.hidden)
 	}
-	h := filter.hidden
-	res.Hidden = &h
-	res.Text = b.String()
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)
 	}
+	if endWork(&b, filter.work, filter.load, "list a subdirectory, or use find_files with a narrower pattern") {
+		res.Truncated = true
+	}
+	h := filter.hidden
+	res.Hidden = &h
+	res.Text = b.String()
 	c.emit(&schema.DirectoryListedEvent{
 		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),
 		EntryCount: len(res.Entries),

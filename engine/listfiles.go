@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(schema.ToolListFiles, tool((*Engine).listFiles))
+	register(schema.ToolListFiles, boundedArgs("glob", maxGlobBytes, tool((*Engine).listFiles)))
 }
 
 // listFiles is pydantic-ai-harness's rg-backed list_files (rg --files --sort path), natively:
@@ -32,9 +32,10 @@ func (e *Engine) listFiles(c *call, a *schema.ListFilesArgs) (*schema.ListFilesR
 	if ferr != nil {
 		return nil, ferr
 	}
-	l := &lister{e: e, c: c, filter: e.newWalkFilter(), files: files, budget: e.newBudget(), res: &schema.ListFilesResult{Paths: []string{}}}
+	l := &lister{e: e, c: c, filter: e.newWalkFilter(c), files: files, budget: e.newBudget(), res: &schema.ListFilesResult{Paths: []string{}}}
 	if files != nil {
 		l.filter.unignore = files.unignore
+		l.filter.globCost = files.cost()
 	}
 	l.walk(dir)
 	if err := c.ctx.Err(); err != nil {
@@ -54,6 +55,9 @@ func (e *Engine) listFiles(c *call, a *schema.ListFilesArgs) (*schema.ListFilesR
 		endHidden(&l.b, l.filter.hidden)
 	default:
 		endListing(&l.b, res.Truncated, len(res.Paths), e.maxFindResults, "files", "No files found.", l.filter.hidden)
+	}
+	if endWork(&l.b, l.filter.work, l.filter.load, "list from a path further down, or use a narrower glob") {
+		res.Truncated = true
 	}
 	h := l.filter.hidden
 	res.Hidden = &h
@@ -85,11 +89,11 @@ type lister struct {
 func (l *lister) walk(d *walkDir) bool {
 	ents, err := d.readTypes()
 	if err != nil && len(ents) == 0 {
-		return l.c.ctx.Err() == nil // unreadable: skipped, as rg does
+		return l.filter.live() // unreadable: skipped, as rg does
 	}
 	l.filter.enter(d, ents)
 	for _, de := range ents {
-		if l.c.ctx.Err() != nil {
+		if !l.filter.live() {
 			return false
 		}
 		if de.Type()&^fs.ModeDir != 0 {

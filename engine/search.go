@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(schema.ToolSearchFiles, tool((*Engine).searchFiles))
+	register(schema.ToolSearchFiles, boundedArgs("pattern", maxRegexBytes, tool((*Engine).searchFiles)))
 }
 
 // searchWindow bounds the files between the walk and the ordered merge: the walk stops when this
@@ -43,17 +43,21 @@ const maxSkippedNamed = 10
 // Files are scanned by a bounded set of workers while one goroutine walks the tree in order;
 // results are merged back in walk order, and the walk stops as soon as the cap is exceeded.
 func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.SearchFilesResult, error) {
-	m, err := newLineMatcher(a.Pattern)
-	if err != nil {
-		return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	m, merr := boundedLineMatcher(c.tool, "pattern", a.Pattern, "search for a shorter pattern, or split an alternation over several search_files calls")
+	if merr != nil {
+		return nil, merr
 	}
-	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(), limit: e.maxSearchResults, budget: e.newBudget()}
+	s := &searcher{e: e, c: c, m: m, filter: e.newWalkFilter(c), limit: e.maxSearchResults, budget: e.newBudget()}
 	if a.IncludeGlob != "" {
+		if err := checkGlob(c.tool, "include_glob", a.IncludeGlob, "use a shorter include_glob, or search from a path further down"); err != nil {
+			return nil, err
+		}
 		g, gerr := newFnPattern(a.IncludeGlob, false)
 		if gerr != nil {
 			return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid include_glob %s: %v", pyRepr(a.IncludeGlob), gerr)
 		}
 		s.include = &g
+		s.filter.globCost = uint64(len(a.IncludeGlob)) // translated to one RE2 program: linear
 	}
 	r, dir, werr := e.openWalkRoot(c, a.Path, true)
 	if werr != nil {
@@ -239,11 +243,11 @@ func (w *searchWalk) reached(ent *walkEntry) bool {
 func (w *searchWalk) walk(d *sharedDir) bool {
 	raw, err := d.readTypes()
 	if err != nil && len(raw) == 0 {
-		return w.ctx.Err() == nil // an unreadable directory is skipped, like rg does
+		return w.ctx.Err() == nil && w.s.filter.live() // an unreadable directory is skipped, like rg does
 	}
 	w.s.filter.enter(d.walkDir, raw)
 	for _, de := range raw {
-		if w.ctx.Err() != nil {
+		if w.ctx.Err() != nil || !w.s.filter.live() {
 			return false
 		}
 		t := de.Type()
@@ -496,6 +500,13 @@ func (s *searcher) result() *schema.SearchFilesResult {
 		b.WriteString("]")
 	}
 	endHidden(&b, h)
+	narrow := s.narrow
+	if narrow == "" {
+		narrow = "narrow the search: a path further down, or an include_glob"
+	}
+	if endWork(&b, s.filter.work, s.filter.load, narrow) {
+		res.Truncated = true
+	}
 	res.Text = b.String()
 	return res
 }

@@ -30,20 +30,38 @@ type lineMatcher struct {
 	rare int    // index in lit of its least common byte, or -1 to use bytes.Index
 }
 
-// newLineMatcher compiles pattern (RE2 syntax, as regexp.Compile).
+// newLineMatcher compiles pattern (RE2 syntax, as regexp.Compile), without the pattern bounds:
+// for tests. Tools use boundedLineMatcher.
 func newLineMatcher(pattern string) (*lineMatcher, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}
-	m := &lineMatcher{re: re, rare: -1}
-	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		if lit := requiredLiteral(tree.Simplify()); lit.s != "" {
-			m.lit, m.fold = []byte(lit.s), lit.fold
-			m.rare = rarestByte(m.lit, m.fold)
-		}
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
 	}
-	return m, nil
+	return lineMatcherOf(re, tree.Simplify()), nil
+}
+
+// boundedLineMatcher compiles the pattern of search_files or grep (the argument arg of the tool
+// op) within the pattern bounds (budget_pattern.go rule 2); narrow says how to ask for less.
+func boundedLineMatcher(op, arg, pattern, narrow string) (*lineMatcher, *Error) {
+	re, tree, err := compileRegex(op, arg, pattern, narrow)
+	if err != nil {
+		return nil, err
+	}
+	return lineMatcherOf(re, tree), nil
+}
+
+// lineMatcherOf is the matcher of re, whose simplified syntax tree is tree.
+func lineMatcherOf(re *regexp.Regexp, tree *syntax.Regexp) *lineMatcher {
+	m := &lineMatcher{re: re, rare: -1}
+	if lit := requiredLiteral(tree); lit.s != "" {
+		m.lit, m.fold = []byte(lit.s), lit.fold
+		m.rare = rarestByte(m.lit, m.fold)
+	}
+	return m
 }
 
 // rarestByte returns the index of the byte of lit that is least common in source code and prose,

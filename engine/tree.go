@@ -33,7 +33,7 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	if lerr != nil && len(ents) == 0 {
 		return nil, osError(c.tool, r.rel, r.spelling, lerr)
 	}
-	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo), budget: e.newBudget()}
+	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(c), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo), budget: e.newBudget()}
 	defer t.pre.stop()
 	t.res = &schema.DirectoryTreeResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
 	if werr := t.walk(root, dir, ents, 1); werr != nil {
@@ -44,6 +44,9 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 		endBudget(&t.b, t.budget.limit, "show a subdirectory, or a smaller max_depth", t.filter.hidden)
 	} else {
 		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", t.filter.hidden)
+	}
+	if endWork(&t.b, t.filter.work, t.filter.load, "show a subdirectory, or a smaller max_depth") {
+		res.Truncated = true
 	}
 	h := t.filter.hidden
 	res.Hidden = &h
@@ -86,8 +89,11 @@ func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, dept
 	}
 	for i := range visible {
 		ent := &visible[i]
-		if err := t.c.ctx.Err(); err != nil {
-			return cancelled(t.c.tool, err)
+		if !t.filter.live() {
+			if err := t.c.ctx.Err(); err != nil {
+				return cancelled(t.c.tool, err)
+			}
+			return nil // the work budget is spent; endWork says so
 		}
 		if len(t.res.Entries) == t.e.maxListResults {
 			t.res.Truncated = true

@@ -224,10 +224,18 @@ type walkFilter struct {
 	// unignore, when set, reports an entry (root-relative spelling) that ignore rules must not
 	// hide: one an rg-style glob names (list_files and grep, grep.go).
 	unignore func(lex string, isDir bool) bool
+	// work is the call's work budget (budget_work.go), which enter and entry spend; load the
+	// account of its ignore patterns.
+	work *workBudget
+	load *ignoreLoad
+	// globCost is the cost of the glob that filters entries (list_files' and grep's glob,
+	// search_files' include_glob), which entry spends for each (matchUnits); 0: none.
+	globCost uint64
 }
 
-func (e *Engine) newWalkFilter() *walkFilter {
-	f := &walkFilter{e: e, denies: e.denies(), ign: e.ignore}
+func (e *Engine) newWalkFilter(c *call) *walkFilter {
+	work := newWorkBudget(c.ctx)
+	f := &walkFilter{e: e, denies: e.denies(), ign: e.ignore, work: work, load: &ignoreLoad{work: work}}
 	f.filters = f.denies
 	for _, p := range e.policies {
 		f.filters = f.filters || len(p.allowed) > 0
@@ -243,12 +251,13 @@ func (e *Engine) newWalkFilter() *walkFilter {
 // enter loads the ignore rules of d, whose sorted listing is ents, before its entries are
 // filtered.
 func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
+	f.work.spend(1)
 	if f.ign == nil || d.ign != nil {
 		return
 	}
 	up := d.up
 	if up == nil {
-		up = f.ign.rootLevel(f.e, f, d.rel)
+		up = f.ign.rootLevel(f.e, f, d.rel, f.load)
 	}
 	if ents == nil {
 		ents = []fs.DirEntry{} // listed, empty: no ignore file to look up
@@ -260,6 +269,9 @@ func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
 // needInfo the entry's (or target's) FileInfo is filled in, for sizes.
 func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
 	name := de.Name()
+	if !f.work.spend(matchUnits(f.globCost, len(d.lex)+1+len(name))) {
+		return walkEntry{}, false // the walk stops at its next look at live
+	}
 	if strings.HasPrefix(name, ".") {
 		f.hidden.Dot++
 		return walkEntry{}, false
@@ -308,6 +320,10 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 	}
 	return ent, true
 }
+
+// live reports whether the walk may go on: the call was not cancelled and its work budget is
+// not spent.
+func (f *walkFilter) live() bool { return f.work.live() }
 
 // descend reports whether the walk may enter ent (rule 4): a real directory not matched by a
 // denied pattern. Entries below a denied directory are denied through their ancestors, so

@@ -53,6 +53,7 @@ const (
 	KindBinaryFile           ErrorKind = "binary_file"
 	KindInvalidEncoding      ErrorKind = "invalid_encoding"
 	KindOffsetOutOfRange     ErrorKind = "offset_out_of_range"
+	KindPatternTooComplex    ErrorKind = "pattern_too_complex"
 	KindInvalidPattern       ErrorKind = "invalid_pattern"
 	KindInvalidPath          ErrorKind = "invalid_path"
 	KindNameTooLong          ErrorKind = "name_too_long"
@@ -106,6 +107,7 @@ var ErrorKinds = []ErrorKindInfo{
 	{KindInvalidEncoding, true, "old_text has U+FFFD where the file's bytes are not UTF-8; edit around them."},
 	{KindOffsetOutOfRange, true, "offset is at or past the end of the file."},
 	{KindInvalidPattern, true, "The regex or glob does not parse."},
+	{KindPatternTooComplex, true, "The regex or glob is larger than one call may compile or expand (bytes, \"{...}\" alternatives, nesting, compiled size); the message says which argument to narrow and how."},
 	{KindInvalidPath, true, "The path is malformed (empty, NUL byte, not representable)."},
 	{KindNameTooLong, true, "The path or one of its names is too long."},
 	{KindSymlinkLoop, true, "The path resolves through a symlink loop."},
