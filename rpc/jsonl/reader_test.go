@@ -90,4 +90,3 @@ func TestReader_Limits(t *testing.T) {
 		})
 	}
 }
-
