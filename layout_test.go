@@ -16,15 +16,20 @@ const module = "github.com/fsbox/fsbox"
 // files may import. The rules keep the imports one-way:
 //
 //  1. schema imports nothing of ours;
-//  2. rpc knows nothing about files, tools or fsbox methods;
+//  2. rpc knows nothing about files, tools or fsbox methods; its line framing (reading bounded
+//     lines, classifying one into a request, notification, reply or rejection, the JSON scanners,
+//     id validation) is its leaf rpc/jsonl, which imports nothing of ours (rule 9);
 //  3. engine knows nothing about rpc or the server;
 //  4. server is the one package that joins engine and rpc;
 //  5. codegen reads the JSON document only, never the Go types;
 //  6. the SDKs import nothing of ours;
 //  7. conformance never imports engine or server: it is an independent oracle (the in-process
 //     target is supplied from outside, by cmd/fsbox and the server's tests);
-//  8. mcpserver joins engine and the MCP SDK, as server joins engine and rpc: it imports engine
-//     and schema only, never rpc or server (the two transports share the engine, not each other).
+//  8. mcpserver joins engine and the MCP SDK, as server joins engine and rpc: it imports engine,
+//     schema and rpc/jsonl only, never rpc or server (the two transports share the engine and the
+//     line framing, not each other);
+//  9. rpc/jsonl imports nothing of ours: it knows nothing of fsbox, tools or rpc's Conn, so that
+//     mcpserver may use it without reaching rpc (rule 8).
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -32,10 +37,11 @@ var importRules = []struct {
 	allow []string
 }{
 	{"schema", nil},
+	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "rpc", "schema", "conformance"}},
-	{"mcpserver", []string{"engine", "schema"}},
+	{"mcpserver", []string{"engine", "schema", "rpc/jsonl"}},
 	{"codegen", nil},
 	{"sdks/go/fsboxclient", nil},
 	{"sdks", nil},

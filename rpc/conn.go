@@ -14,12 +14,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/fsbox/fsbox/rpc/jsonl"
 )
 
 // Conn is one connection being served by [Serve]. Handlers receive it to talk back to the client.
 // Its methods are safe for concurrent use.
 type Conn struct {
-	lines    *lineReader // the read loop's, whichever goroutine runs it
+	lines    *jsonl.Reader // the read loop's, whichever goroutine runs it
 	out      *outbox
 	outCalls calls
 	h        Handler
@@ -103,7 +105,7 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 		closing:  make(chan struct{}),
 		inflight: make(map[string][]*pending),
 		idle:     make(chan struct{}),
-		lines:    newLineReader(r, max),
+		lines:    jsonl.NewReader(r, max),
 		out:      newOutbox(w, positiveOr(opts.MaxOutputBytes, DefaultMaxOutputBytes)),
 		outCalls: calls{waiting: make(map[string]chan callReply)},
 	}
@@ -127,25 +129,25 @@ func newConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts Opti
 // it does before returning happens before the next line is read. It reports true when the
 // calling goroutine ran the handler itself, having started a new read loop first: then the
 // caller's read loop must return.
-func (c *Conn) dispatch(msg *message) (tookOver bool) {
-	if msg.method == CancelMethod {
-		perr := c.cancelRequest(msg.params)
+func (c *Conn) dispatch(msg *jsonl.Message) (tookOver bool) {
+	if msg.Method == CancelMethod {
+		perr := c.cancelRequest(msg.Params)
 		switch {
-		case msg.kind != kindRequest:
+		case msg.Kind != jsonl.Request:
 			if perr != nil {
 				c.logf("rpc: %s notification refused: %s", CancelMethod, perr.Message)
 			}
 		case perr != nil:
-			c.writeLine(appendErrorResponse(getLine(), msg.id, perr), true)
+			c.writeLine(appendErrorResponse(getLine(), msg.ID, perr), true)
 		default:
-			line, _ := appendResponse(getLine(), msg.id, nil, nil) // a null result always encodes
+			line, _ := appendResponse(getLine(), msg.ID, nil, nil) // a null result always encodes
 			c.writeLine(line, true)
 		}
 		return false
 	}
-	req := &Request{Method: msg.method, Params: msg.params, Notif: msg.kind == kindNotification, ID: msg.id}
+	req := &Request{Method: msg.Method, Params: msg.Params, Notif: msg.Kind == jsonl.Notification, ID: msg.ID}
 	inline := c.inline(req.Method)
-	size := len(msg.params)
+	size := len(msg.Params)
 	// Backpressure: when the queue of requests waiting for a slot is full, the read loop waits
 	// here, and so stops reading. Responses to our Calls and cancels behind this line wait too,
 	// but never for long: a handler waiting in Call holds no slot (see Call), so slots free
@@ -163,7 +165,7 @@ func (c *Conn) dispatch(msg *message) (tookOver bool) {
 	j := &job{c: c, msg: msg, req: req, ctx: ctx, cancel: cancel, size: size}
 	if !req.Notif {
 		// Registered here, on the read loop, so that a cancel on the very next line finds it.
-		j.fl = c.register(string(msg.id), cancel)
+		j.fl = c.register(string(msg.ID), cancel)
 	}
 	ctx = context.WithValue(ctx, jobKey{}, j)
 	if inline {
@@ -200,7 +202,7 @@ func positiveOr(n, def int) int {
 // job is one request or notification being handled.
 type job struct {
 	c      *Conn
-	msg    *message
+	msg    *jsonl.Message
 	req    *Request
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -293,7 +295,7 @@ func (j *job) answer(result any, err error) (line []byte, direct bool) {
 		}
 		return j.c.admit(line)
 	}
-	cancelled := j.c.unregister(string(j.msg.id), j.fl)
+	cancelled := j.c.unregister(string(j.msg.ID), j.fl)
 	if j.c.isClosing() {
 		return nil, false // nothing can be written; the handler's error is only the closing's echo
 	}
@@ -301,14 +303,14 @@ func (j *job) answer(result any, err error) (line []byte, direct bool) {
 		line = getLine()
 	}
 	if err == nil {
-		out, merr := appendResponse(line, j.msg.id, result, nil)
+		out, merr := appendResponse(line, j.msg.ID, result, nil)
 		if merr == nil {
 			return j.c.admit(out)
 		}
 		err = fmt.Errorf("encoding result: %w", merr)
 	}
 	e := j.c.wireError(j.req.Method, err, cancelled)
-	return j.c.admit(appendErrorResponse(line, j.msg.id, e))
+	return j.c.admit(appendErrorResponse(line, j.msg.ID, e))
 }
 
 // admit reserves line for output; see outbox.reserve. A write error is the closing's echo.
@@ -453,19 +455,19 @@ func cancelID(params json.RawMessage) (json.RawMessage, *Error) {
 		return bad(`params must be an object {"id": <id of the request to cancel>}`)
 	}
 	var id json.RawMessage
-	i := skipSpace(params, 1)
+	i := jsonl.SkipSpace(params, 1)
 	for i < len(params) && params[i] == '"' {
-		end := skipString(params, i)
+		end := jsonl.SkipString(params, i)
 		name := string(params[i+1 : end-1])
 		if strings.IndexByte(name, '\\') >= 0 && json.Unmarshal(params[i:end], &name) != nil {
 			return bad("malformed member name")
 		}
-		i = skipSpace(params, end)
+		i = jsonl.SkipSpace(params, end)
 		if i >= len(params) || params[i] != ':' {
 			return bad("malformed object")
 		}
-		start := skipSpace(params, i+1)
-		i = skipValue(params, start)
+		start := jsonl.SkipSpace(params, i+1)
+		i = jsonl.SkipValue(params, start)
 		switch {
 		case name != "id" && strings.EqualFold(name, "id"):
 			return bad(fmt.Sprintf("unknown member `%s`; did you mean `id`?", name))
@@ -475,14 +477,14 @@ func cancelID(params json.RawMessage) (json.RawMessage, *Error) {
 			return bad("member `id` is given twice")
 		}
 		id = params[start:i]
-		if i = skipSpace(params, i); i < len(params) && params[i] == ',' {
-			i = skipSpace(params, i+1)
+		if i = jsonl.SkipSpace(params, i); i < len(params) && params[i] == ',' {
+			i = jsonl.SkipSpace(params, i+1)
 		}
 	}
 	switch {
 	case id == nil:
 		return bad("missing member `id`")
-	case !validID(id):
+	case !jsonl.ValidID(id):
 		return nil, &Error{Code: CodeInvalidParams, Message: msgCancelID}
 	}
 	return id, nil

@@ -9,6 +9,12 @@
 // the methods it carries: a [Handler] decides what a method means, decodes its params, and
 // answers unknown methods with [ErrMethodNotFound].
 //
+// The rules a single input line is judged by (framing rules 1, 2 and 4 and replies to bad input
+// 1 to 4 and 6 below) are implemented by its leaf package [github.com/fsbox/fsbox/rpc/jsonl],
+// which knows nothing of the connection, so that fsbox mcp's stdio transport answers bad lines
+// with the same code rather than a copy of it. The rules that need the connection (a reply to an
+// id we did not send, $/cancel_request, everything after a line is classified) are here.
+//
 // rpc implements the peer itself: the read loop, the dispatch of requests to handlers, the
 // server→client calls and the output. (It used to sit in front of github.com/sourcegraph/jsonrpc2,
 // which closes the connection on malformed input, cannot represent negative, big or null ids and

@@ -5,94 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/fsbox/fsbox/rpc/jsonl"
 )
-
-// repeatReader yields n copies of b, then the bytes of tail, without holding them in memory.
-type repeatReader struct {
-	b    byte
-	n    int
-	tail *strings.Reader
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return r.tail.Read(p)
-	}
-	k := min(len(p), r.n)
-	for i := range k {
-		p[i] = r.b
-	}
-	r.n -= k
-	return k, nil
-}
-
-// TestLineReader_OversizeNotBuffered pins framing rule 2: a line far beyond the limit is skipped
-// in buffer-sized pieces, never held whole, and the line after it is read normally.
-func TestLineReader_OversizeNotBuffered(t *testing.T) {
-	const huge, limit = 64 << 20, 1 << 20
-	lr := newLineReader(&repeatReader{b: 'x', n: huge, tail: strings.NewReader("\n{\"ok\":1}\n")}, limit)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	line, tooLong, err := lr.next()
-	runtime.ReadMemStats(&after)
-	if !tooLong || err != nil || len(line) != 0 {
-		t.Fatalf("next() = %d bytes, %v, %v; want tooLong", len(line), tooLong, err)
-	}
-	// Up to the limit the line is buffered (with append's growth, a few times the limit in
-	// total); past it nothing more. Holding the whole line would be 64 MiB.
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16*limit {
-		t.Errorf("skipping a %d-byte line allocated %d bytes; want a few times the %d-byte limit", huge, grew, limit)
-	}
-	line, tooLong, err = lr.next()
-	if string(line) != `{"ok":1}` || tooLong || err != nil {
-		t.Errorf("next() after the oversize line = %q, %v, %v", line, tooLong, err)
-	}
-	if _, _, err := lr.next(); err != io.EOF {
-		t.Errorf("next() at the end = %v; want io.EOF", err)
-	}
-}
-
-// TestLineReader_Limits pins the exact boundary of framing rule 2 across buffer refills.
-func TestLineReader_Limits(t *testing.T) {
-	const limit = 3*readBufferBytes + 17 // spans several ReadSlice calls
-	for _, tc := range []struct {
-		name    string
-		n       int
-		term    string
-		tooLong bool
-	}{
-		{"at the limit", limit, "\n", false},
-		{"at the limit, CRLF", limit, "\r\n", false},
-		{"one over", limit + 1, "\n", true},
-		{"one over, CRLF", limit + 1, "\r\n", true},
-		{"at the limit, no terminator", limit, "", false},
-		{"one over, no terminator", limit + 1, "", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			input := strings.Repeat("a", tc.n) + tc.term
-			if tc.term != "" {
-				input += "next\n"
-			}
-			lr := newLineReader(strings.NewReader(input), limit)
-			line, tooLong, err := lr.next()
-			if err != nil || tooLong != tc.tooLong || (!tooLong && len(line) != tc.n) {
-				t.Fatalf("next() = %d bytes, tooLong %v, %v; want tooLong %v", len(line), tooLong, err, tc.tooLong)
-			}
-			if tc.term == "" {
-				if _, _, err := lr.next(); err != io.EOF {
-					t.Errorf("after the last line: %v; want io.EOF", err)
-				}
-				return
-			}
-			if line, _, _ := lr.next(); string(line) != "next" {
-				t.Errorf("following line = %q; want next", line)
-			}
-		})
-	}
-}
 
 func TestAppendUnescapedHTML(t *testing.T) {
 	for in, want := range map[string]string{
@@ -123,7 +40,7 @@ func jsonEqual(a, b any) bool {
 }
 
 // FuzzReadFrame feeds arbitrary input, then a sentinel request, through Serve with every method
-// inline, and checks the replies against what classify alone says about each line: Serve never
+// inline, and checks the replies against what jsonl.Classify alone says about each line: Serve never
 // panics or stops early, every output line is well formed, every non-blank line that is
 // oversize, not JSON, or not an object gets its error reply with "id": null, a request gets its id
 // back byte for byte, and the sentinel is answered last.
@@ -178,30 +95,30 @@ func FuzzReadFrame(f *testing.F) {
 	})
 }
 
-// expectReply returns the start of the reply a line must get, from classify's and the frame
+// expectReply returns the start of the reply a line must get, from jsonl.Classify's and the frame
 // rules' point of view, or "" when that is not certain without running the handler.
 func expectReply(line []byte, limit int) string {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(line) > limit {
 		return `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`
 	}
-	line, ok := trimLine(line)
+	line, ok := jsonl.Trim(line)
 	if !ok {
 		return ""
 	}
-	msg, rej := classify(line)
+	msg, rej := jsonl.Classify(line)
 	switch {
-	case rej != nil && rej.silent:
+	case rej != nil && rej.Silent:
 		return ""
-	case rej != nil && rej.id == nil:
-		if !json.Valid(line) && rej.err.Code != CodeParseError {
+	case rej != nil && rej.ID == nil:
+		if !json.Valid(line) && rej.Code != CodeParseError {
 			return "classify answered invalid JSON with a code other than -32700"
 		}
-		return `{"jsonrpc":"2.0","id":null,"error":{"code":` + jsonInt(rej.err.Code) + `,`
+		return `{"jsonrpc":"2.0","id":null,"error":{"code":` + jsonInt(rej.Code) + `,`
 	case rej != nil:
-		return `{"jsonrpc":"2.0","id":` + string(rej.id) + `,"error":`
-	case msg.kind == kindRequest && msg.method != CancelMethod:
-		return `{"jsonrpc":"2.0","id":` + string(msg.id) + `,"result":`
+		return `{"jsonrpc":"2.0","id":` + string(rej.ID) + `,"error":`
+	case msg.Kind == jsonl.Request && msg.Method != CancelMethod:
+		return `{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":`
 	}
 	return ""
 }
@@ -216,8 +133,8 @@ func jsonInt(n int64) string {
 func TestOptions_Defaults(t *testing.T) {
 	c := newConn(context.Background(), strings.NewReader(""), io.Discard, HandlerFunc(testHandler), Options{})
 	defer c.Close()
-	if c.lines.max != DefaultMaxMessageBytes || DefaultMaxMessageBytes != 16<<20 {
-		t.Errorf("line limit = %d; want 16 MiB", c.lines.max)
+	if c.lines.Max() != DefaultMaxMessageBytes || DefaultMaxMessageBytes != 16<<20 {
+		t.Errorf("line limit = %d; want 16 MiB", c.lines.Max())
 	}
 	if n := cap(c.slots); n != DefaultMaxConcurrent() || n < 8 || n > 64 {
 		t.Errorf("concurrency bound = %d; want DefaultMaxConcurrent() = %d, in [8, 64]", n, DefaultMaxConcurrent())
@@ -231,69 +148,6 @@ func TestOptions_Defaults(t *testing.T) {
 	if c.inline("initialize") {
 		t.Error("zero Options inline a method")
 	}
-}
-
-// TestTopMembers_MatchesDecoder pins the hand-written member scan to encoding/json's reading of
-// the same objects: nested values, strings holding brackets, quotes and escapes, escaped member
-// names, numbers, literals, whitespace everywhere, and duplicates.
-func TestTopMembers_MatchesDecoder(t *testing.T) {
-	for _, obj := range []string{
-		`{}`, ` { } `,
-		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,{"b":"}]"}]}}`,
-		"{ \"id\" :\t-12.5e3 ,\r\n\"method\": \"x\\\"}\" , \"params\" : [ ] }",
-		`{"params":{"s":"\\","t":"\"{["},"id":"a\"b","method":"m"}`,
-		`{"\u0069d":7,"method":"m"}`, `{"i\\d":7}`,
-		`{"id":true,"result":null,"error":false,"x":{"id":2}}`,
-		`{"id":1,"id":2}`, `{"method":"a","x":1,"method":"b"}`,
-		`{"params":"{\"id\":1}","id":[1,[2,[3]]],"error":{"code":-1,"message":"]}"}}`,
-	} {
-		got, gotDup := topMembers([]byte(obj))
-		want, wantDup := decoderMembers(t, []byte(obj))
-		if gotDup != wantDup {
-			t.Errorf("%s: duplicate %q; want %q", obj, gotDup, wantDup)
-			continue
-		}
-		if wantDup != "" {
-			continue
-		}
-		if len(got) != len(want) {
-			t.Errorf("%s: members %v; want %v", obj, got, want)
-		}
-		for k, v := range want {
-			if string(got[k]) != string(v) {
-				t.Errorf("%s: member %s = %s; want %s", obj, k, got[k], v)
-			}
-		}
-	}
-}
-
-// decoderMembers is the reference: the known members as encoding/json's Decoder reads them.
-func decoderMembers(t *testing.T, obj []byte) (map[string]json.RawMessage, string) {
-	m := map[string]json.RawMessage{}
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		t.Fatal(err)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		for _, known := range members {
-			if name == known {
-				if _, seen := m[name]; seen {
-					return m, name
-				}
-				m[name] = v
-			}
-		}
-	}
-	return m, ""
 }
 
 // Only json.Marshal's HTML escapes send a line through the unescape pass; the \u00XX escapes of

@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/fsbox/fsbox/rpc/jsonl"
 )
 
 // Standard JSON-RPC 2.0 error codes, plus the LSP-style cancellation code.
 const (
-	CodeParseError       = -32700
-	CodeInvalidRequest   = -32600
+	CodeParseError       = jsonl.CodeParseError
+	CodeInvalidRequest   = jsonl.CodeInvalidRequest
 	CodeMethodNotFound   = -32601
-	CodeInvalidParams    = -32602
+	CodeInvalidParams    = jsonl.CodeInvalidParams
 	CodeInternalError    = -32603
 	CodeRequestCancelled = -32800
 )

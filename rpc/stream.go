@@ -7,10 +7,12 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/fsbox/fsbox/rpc/jsonl"
 )
 
 // The read loop and the bytes written. Incoming lines are framed, validated and classified here
-// (frame.go); requests go to the dispatcher (conn.go), replies to our calls to the Call waiting
+// (package jsonl); requests go to the dispatcher (conn.go), replies to our calls to the Call waiting
 // for them, and everything else is answered here. Every output line is built here, once, in a
 // pooled buffer: the client's id as sent, the result encoded once without HTML escaping.
 
@@ -72,7 +74,7 @@ func (c *Conn) readLoop() {
 		if c.stopped() {
 			return
 		}
-		line, tooLong, err := c.lines.next()
+		line, tooLong, err := c.lines.Next()
 		if err != nil {
 			if err != io.EOF {
 				c.setReadErr(fmt.Errorf("rpc: reading input: %w", err))
@@ -81,21 +83,21 @@ func (c *Conn) readLoop() {
 			return
 		}
 		if tooLong {
-			c.writeError(nil, &Error{Code: CodeInvalidRequest, Message: msgTooLong})
+			c.writeError(nil, &Error{Code: CodeInvalidRequest, Message: jsonl.MsgTooLong})
 			continue
 		}
-		line, ok := trimLine(line)
+		line, ok := jsonl.Trim(line)
 		if !ok {
 			continue
 		}
-		msg, rej := classify(line)
+		msg, rej := jsonl.Classify(line)
 		if rej != nil {
-			if !rej.silent {
-				c.writeError(rej.id, rej.err)
+			if !rej.Silent {
+				c.writeError(rej.ID, &Error{Code: rej.Code, Message: rej.Message, Data: rej.Data})
 			}
 			continue
 		}
-		if msg.kind == kindResponse {
+		if msg.Kind == jsonl.Response {
 			c.deliver(msg)
 			continue
 		}
@@ -106,29 +108,29 @@ func (c *Conn) readLoop() {
 }
 
 // deliver hands a reply to the Call waiting for it.
-func (c *Conn) deliver(msg *message) {
+func (c *Conn) deliver(msg *jsonl.Message) {
 	var id string
-	if len(msg.id) == 0 || string(msg.id) == "null" {
+	if len(msg.ID) == 0 || string(msg.ID) == "null" {
 		// An error reply to something we wrote that the peer could not attribute. Answering it
 		// could start an endless exchange of errors with a peer that follows the same rules.
-		c.logf("rpc: ignoring a reply with no id: %s", msg.error)
+		c.logf("rpc: ignoring a reply with no id: %s", msg.Error)
 		return
 	}
 	var ch chan callReply
-	ok := msg.id[0] == '"' && json.Unmarshal(msg.id, &id) == nil
+	ok := msg.ID[0] == '"' && json.Unmarshal(msg.ID, &id) == nil
 	if ok {
 		ch, ok = c.outCalls.take(id)
 	}
 	if !ok {
-		c.writeError(nil, &Error{Code: CodeInvalidRequest, Message: msgStrayReply})
+		c.writeError(nil, &Error{Code: CodeInvalidRequest, Message: jsonl.MsgStrayReply})
 		return
 	}
 	if ch == nil {
 		return // its Call stopped waiting
 	}
-	r := callReply{result: msg.result}
-	if msg.error != nil {
-		r.result, r.err = nil, c.peerError(msg.error)
+	r := callReply{result: msg.Result}
+	if msg.Error != nil {
+		r.result, r.err = nil, c.peerError(msg.Error)
 	}
 	ch <- r
 }
