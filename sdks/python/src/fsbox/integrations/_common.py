@@ -31,7 +31,30 @@ ApproveMode = Literal["rules", "all", "never"]
 """Which changes wait for a human: rule-flagged only, every change, or none."""
 
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
-"""The tools that can send a change request."""
+"""The default tools that can send a change request."""
+
+READ_TOOLS = frozenset(
+    {
+        "read_file",
+        "read_multiple_files",
+        "list_directory",
+        "directory_tree",
+        "search_files",
+        "find_files",
+        "file_info",
+        "list_files",
+        "grep",
+    }
+)
+"""The tools that never change anything, so never send a change request."""
+
+
+def is_change_tool(name: str) -> bool:
+    """Whether a call of the tool called name may send a change request, so must hold the change
+    gate. Unknown names count as changes (delete, move, remove_directory, and any tool a newer
+    server adds): holding the gate for a read costs a little order; missing it for a change would
+    answer its request from another call's approval."""
+    return name not in READ_TOOLS
 
 
 def counts_as_retry(err: FsboxError) -> bool:
