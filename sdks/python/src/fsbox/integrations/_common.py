@@ -154,6 +154,9 @@ class ChangeGate:
         self._deny_reason: str | None = None
         self._edit: Decision | None = None
         self.pending: PendingChange | None = None
+        self.covered: Callable[[ChangeRequest], bool] | None = None
+        """Says a change a human was already asked about by the framework (deepagents' own
+        human-in-the-loop step for the same rule), which goes ahead without a second interrupt."""
 
     def asks(self) -> bool:
         """Whether the server must send change requests at all (else the client offers none)."""
@@ -165,6 +168,8 @@ class ChangeGate:
             return False
         if self.approve == "all":
             return True
+        if self.covered is not None and self.covered(req):
+            return False
         return req.reason == "permission_rule"
 
     def decide(self, req: ChangeRequest) -> None:

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from types import ModuleType
+
+_hfs: ModuleType | None
 try:
     from pydantic_ai_harness import filesystem as _hfs
 except ImportError:  # pragma: no cover - exercised where the harness is not installed
