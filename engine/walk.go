@@ -260,7 +260,7 @@ func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
 // needInfo the entry's (or target's) FileInfo is filled in, for sizes.
 func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
 	name := de.Name()
-	if strings.HasPrefix(name, ".") {
+	if !f.e.showDots && strings.HasPrefix(name, ".") {
 		f.hidden.Dot++
 		return walkEntry{}, false
 	}

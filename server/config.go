@@ -45,6 +45,9 @@ func Merge(base, over schema.Config) schema.Config {
 	if over.IgnoreVCS != nil {
 		out.IgnoreVCS = over.IgnoreVCS
 	}
+	if over.ShowDotEntries != nil {
+		out.ShowDotEntries = over.ShowDotEntries
+	}
 	if over.PostEdit != nil {
 		out.PostEdit = over.PostEdit
 	}
@@ -91,6 +94,8 @@ func (e *PolicyError) Error() string { return e.Msg }
 //   - content_hashes: either way; hashes guard the client's own edits and widen no access;
 //   - ignore_vcs: either way; ignore rules hide clutter, not secrets (read_file reaches an
 //     ignored path anyway), so turning them off widens no access;
+//   - show_dot_entries: off when either is off (a client may hide dot entries, not show what
+//     the host hides);
 //   - post_edit, post_edit_timeout, mounts: refused (refuseHostOnly); the engine takes the hooks
 //     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
 //     relative to it).
@@ -110,7 +115,15 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		ReadOnly:        host.ReadOnly || client.ReadOnly,
 		ContentHashes:   host.ContentHashes,
 		IgnoreVCS:       host.IgnoreVCS,
+		ShowDotEntries:  host.ShowDotEntries,
 		Permissions:     client.Permissions,
+	}
+	if client.ShowDotEntries != nil {
+		if *client.ShowDotEntries && (host.ShowDotEntries == nil || !*host.ShowDotEntries) {
+			return out, &PolicyError{"show_dot_entries", "show_dot_entries: the host hides entries whose names start " +
+				"with \".\". The host fixed the policy: a client may only hide more, not show them."}
+		}
+		out.ShowDotEntries = client.ShowDotEntries
 	}
 	if client.IgnoreVCS != nil {
 		out.IgnoreVCS = client.IgnoreVCS

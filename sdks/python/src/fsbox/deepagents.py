@@ -93,6 +93,9 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         cfg = dict(config or {})
         if permissions:
             cfg["permissions"] = [_rule(p) for p in permissions] + list(cfg.get("permissions") or [])
+        # deepagents shows dot entries (ls /, glob *.yml); fsbox's walkers still leave out what a
+        # deny rule or the credential defaults hide.
+        cfg.setdefault("show_dot_entries", True)
         if "tools" not in cfg:
             # deepagents offers its delete tool whenever the backend implements it; fsbox's is opt-in.
             cfg["tools"] = [*_DEFAULT_TOOLS, "delete"]

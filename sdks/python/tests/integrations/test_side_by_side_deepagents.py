@@ -296,6 +296,37 @@ def test_backend_rule_refusal_creates_no_parent(tmp_path: pathlib.Path, fsbox_bi
 # -- 8. dot paths -------------------------------------------------------------------------------
 
 
+def test_dot_entries_are_listed_and_globbed(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    tree: Tree = {".github/workflows/ci.yml": "on: push\n", "a.yml": "x: 1\n", "notes.md": "n\n", ".prettierrc": "{}\n"}
+    turns = script(
+        ("ls", {"path": "/"}),
+        ("glob", {"pattern": "*.yml"}),
+        ("glob", {"pattern": "*.{md,yml}"}),
+        ("grep", {"pattern": "push"}),
+        ("glob", {"pattern": "**/*.yml"}),
+    )
+    d, f = both(tmp_path, fsbox_bin, tree, turns)
+    assert "/.github/" in d.tools[0] and "/.prettierrc" in d.tools[0]
+    assert "/.github/workflows/ci.yml" in d.tools[1] and "/.github/workflows/ci.yml" in d.tools[2]
+    assert f.tools[:3] == d.tools[:3]
+    # By design: deepagents' grep skips dot paths when ripgrep is on the PATH (rg's default) and
+    # searches them in its Python fallback; fsbox searches them, as the fallback and ls do.
+    assert f.tools[3] == "/.github/workflows/ci.yml" and d.tools[3] in (f.tools[3], "No matches found")
+    # Better, and documented: deepagents' "**/" does not enter dot directories although its "*.yml"
+    # does; fsbox's glob treats both alike.
+    assert "/.github/" not in d.tools[4] and "/.github/workflows/ci.yml" in f.tools[4]
+
+
+def test_credential_dot_files_stay_hidden(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    # By design (docs/frameworks.md): deepagents lists and reads .env; fsbox denies credential
+    # files by default (config={"denied_patterns": []} lifts it), so they are neither listed nor read.
+    tree: Tree = {".env": "API_KEY=secret\n", "a.txt": "a\n"}
+    turns = script(("ls", {"path": "/"}), ("read_file", {"file_path": "/.env"}), ("grep", {"pattern": "API_KEY"}))
+    d, f = both(tmp_path, fsbox_bin, tree, turns)
+    assert "/.env" in d.tools[0] and "secret" in d.tools[1]
+    assert "/.env" not in f.tools[0] and "secret" not in "".join(f.tools)
+
+
 def test_dot_directories_keep_their_names(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
     tree: Tree = {".github/workflows/ci.yml": "on: push\n", "a.md": "x\n"}
     turns = script(
