@@ -46,6 +46,7 @@ What it maps, and where it differs from deepagents' ``FilesystemBackend``:
 
 from __future__ import annotations
 
+import base64
 import os
 import posixpath
 import re
@@ -67,6 +68,8 @@ from deepagents.backends.protocol import (
     ReadResult,
     WriteResult,
 )
+
+from deepagents.backends.utils import EMPTY_CONTENT_WARNING
 
 from ._types_gen import FindFilesResult, ListDirectoryResult, ReadFileResult, SearchFilesResult
 from .client import OnEvent
@@ -176,28 +179,75 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         return LsResult(entries=[_info(ent.path, ent.type, ent.size, ent.modified_at) for ent in _entries(res)])
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """Lines offset+1 .. offset+limit, as deepagents' FilesystemBackend returns them.
+
+        fsbox bounds one read_file result (max_read_chars); a window past it, or one line longer
+        than it, is assembled here from fsbox's pages (column by column for a long line), every
+        page checked to carry the same content hash, up to READ_ASSEMBLY_CHARS characters. An
+        image or PDF comes back base64-encoded, as deepagents' backend returns it (the middleware
+        shows it to the model as an image); other binary files are refused with fsbox's summary.
+        """
         if limit <= 0:
             return ReadResult(file_data=_text(""), no_lines_requested=True)
         offset = max(offset, 0)
+        rel = _rel(file_path)
+        parts: list[str] = []
+        lines = chars = 0
+        line, column, digest, total = offset, None, None, 0
+        more = eof = False
         try:
-            res = self.client.read_file(path=_rel(file_path), offset=offset, limit=limit)
+            while lines < limit:
+                args: dict[str, Any] = {"path": rel, "offset": line, "limit": limit - lines}
+                if column is not None:
+                    args["column"] = column
+                res = self.client.read_file(**args)
+                if digest is not None and res.hash != digest:
+                    return ReadResult(error=f"Error: {file_path} changed while it was read; read it again")
+                digest, total = res.hash, res.total_lines
+                if res.binary:
+                    data, media = getattr(res, "data", None), getattr(res, "media_type", None)
+                    if isinstance(data, bytes) and media:
+                        encoded = base64.standard_b64encode(data).decode("ascii")
+                        return ReadResult(file_data=cast(FileData, {"content": encoded, "encoding": "base64"}))
+                    return ReadResult(error=f"{file_path}: binary file ({res.size} bytes); fsbox does not return binary content")
+                if total == 0:
+                    return ReadResult(file_data=_text(EMPTY_CONTENT_WARNING))
+                piece = res.content or ""
+                parts.append(piece)
+                chars += len(piece)
+                if res.next_column is not None:  # one long line, continued column by column
+                    column = res.next_column
+                    if chars >= READ_ASSEMBLY_CHARS:
+                        lines, more = lines + 1, True
+                        parts.append(f"\n... (line {line + 1} continues past {READ_ASSEMBLY_CHARS} characters)\n")
+                        break
+                    continue
+                if not res.lines_shown and column is None:
+                    column = 0  # the next line does not fit one result: read it in pieces
+                    continue
+                lines += res.lines_shown or 0
+                column = None
+                if res.next_offset is None:
+                    eof = True
+                    break
+                line = res.next_offset
+                if chars >= READ_ASSEMBLY_CHARS:
+                    more = True
+                    break
         except FsboxError as e:
             if e.kind == "offset_out_of_range":
                 return ReadResult(error=f"Line offset {offset} exceeds file length ({_lines(e)} lines)")
             return ReadResult(error=e.message)
-        if res.binary:
-            return ReadResult(error=f"{file_path}: binary file ({res.size} bytes); fsbox does not return binary content")
-        if res.total_lines == 0:
-            return ReadResult(file_data=_text(""))
-        if not res.lines_shown or res.content is None:
-            return ReadResult(error=res.text)
-        end = offset + res.lines_shown
+        content = "".join(parts)
+        if offset == 0 and eof and content.strip() == "":
+            return ReadResult(file_data=_text(EMPTY_CONTENT_WARNING))  # deepagents' whitespace-only rule
+        end = offset + lines
         return ReadResult(
-            file_data=_text(res.content),
-            total_lines=res.total_lines,
+            file_data=_text(content),
+            total_lines=total,
             start_line=offset + 1,
             end_line=end,
-            next_offset=end if res.next_offset is not None else None,
+            next_offset=end if end < total else None,
         )
 
     def write(self, file_path: str, content: str) -> WriteResult:
@@ -225,7 +275,17 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         rel = _rel(file_path)
         try:
             if not replace_all:
-                res = self._change("edit_file", {"path": rel, "old_text": old_string, "new_text": new_string})
+                try:
+                    res = self._change("edit_file", {"path": rel, "old_text": old_string, "new_text": new_string})
+                except FsboxError as e:
+                    m = re.search(r"found (\d+) times", e.message) if e.kind == "multiple_matches" else None
+                    if m is None:
+                        raise
+                    # deepagents' own words, whose hint names the argument its edit_file tool has.
+                    return EditResult(
+                        error=f"Error: String '{old_string}' appears {m.group(1)} times in file. Use replace_all=True "
+                        "to replace all instances, or provide a more specific string with surrounding context."
+                    )
                 return EditResult(path=_written(res, file_path), occurrences=int(getattr(res, "replacements", 1) or 1))
             text, digest = self._read_all(rel)
             count = text.count(old_string) if old_string else 0
@@ -416,6 +476,10 @@ def _rule(p: Any) -> dict[str, Any]:
         return {"operations": list(p["operations"]), "paths": list(p["paths"]), "mode": p.get("mode", "allow")}
     return {"operations": list(p.operations), "paths": list(p.paths), "mode": p.mode}
 
+
+READ_ASSEMBLY_CHARS = 500_000
+"""Most characters read() assembles from fsbox's pages for one deepagents read (ten of fsbox's
+default max_read_chars); past it the window ends early and says where to continue."""
 
 _DEFAULT_TOOLS = ("read_file", "write_file", "edit_file", "list_directory", "search_files", "find_files", "create_directory", "file_info")
 """fsbox's default tools, which FsboxBackend extends with delete."""

@@ -337,3 +337,45 @@ def test_dot_directories_keep_their_names(tmp_path: pathlib.Path, fsbox_bin: str
     d, f = both(tmp_path, fsbox_bin, tree, turns)
     assert "/.github/workflows" in d.tools[0]
     assert f.tools == d.tools
+
+
+# -- 10. reads and edits ------------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(24))
+
+
+def test_reads_empty_wide_image_and_ambiguous_edit(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    tree: Tree = {"e.txt": "", "blank.txt": "  \n\n", "amb.txt": "foo bar foo\n", "wide.txt": "a\n" + "x" * 60_000 + "\nb\n"}
+    turns = script(
+        ("read_file", {"file_path": "/e.txt"}),
+        ("read_file", {"file_path": "/blank.txt"}),
+        ("edit_file", {"file_path": "/amb.txt", "old_string": "foo", "new_string": "z"}),
+        ("read_file", {"file_path": "/wide.txt"}),
+        ("read_file", {"file_path": "/wide.txt", "offset": 1, "limit": 1}),
+        ("read_file", {"file_path": "/img.png"}),
+    )
+    out = {}
+    for side in ("deepagents", "fsbox"):
+        root = tmp_path / side
+        root.mkdir()
+        (root / "img.png").write_bytes(PNG)
+        out[side] = run(side, root, tree, turns(), fsbox_bin=fsbox_bin)
+    d, f = out["deepagents"], out["fsbox"]
+    assert d.tools[0].startswith("@@ lines 1-1 @@\nSystem reminder") and "replace_all=True" in d.tools[2]
+    assert "x" * 60_000 in d.tools[3] and "'type': 'image'" in d.tools[5]
+    assert f.tools == d.tools
+    assert f.tree == d.tree
+
+
+def test_binary_file_is_summarised_not_dumped(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
+    # Better, by design: deepagents decodes a binary file's bytes as text into the model's context;
+    # fsbox says what it is and returns no bytes (images and PDFs are shown, above).
+    turns = script(("read_file", {"file_path": "/b.bin"}))
+    out = {}
+    for side in ("deepagents", "fsbox"):
+        root = tmp_path / side
+        root.mkdir()
+        (root / "b.bin").write_bytes(b"\x00\x01\x02\x03" * 10)
+        out[side] = run(side, root, {}, turns(), fsbox_bin=fsbox_bin)
+    assert "\x00" in out["deepagents"].tools[0]
+    assert "\x00" not in out["fsbox"].tools[0] and "binary file (40 bytes)" in out["fsbox"].tools[0]
