@@ -18,7 +18,10 @@ What it maps, and where it differs from deepagents' ``FilesystemBackend``:
 
 1. **Permissions.** ``permissions=[FilesystemPermission(...)]`` become fsbox permission rules (the
    same operations, ``/``-anchored globs and first-match order), enforced by the server on the
-   resolved path. deepagents' middleware still checks its own ``permissions`` first.
+   resolved path. deepagents' middleware still checks the agent's own ``permissions`` first, and
+   resolves links for them through :meth:`FsboxBackend.real_path` (fsbox's resolution), so an
+   agent's rule holds through a symlink as with deepagents' own backend. A change an agent's
+   ``interrupt`` rule already asked a human about is not asked again.
 2. **Approvals.** A write that an ``interrupt`` rule (or ``approve="all"``) flags pauses the graph
    with LangGraph's ``interrupt()`` carrying the path, operation and diff; resume with
    ``Command(resume=True)`` to write it, or ``{"approve": False, "reason": ...}`` to refuse.
@@ -38,10 +41,14 @@ What it maps, and where it differs from deepagents' ``FilesystemBackend``:
 6. **Results, not exceptions**: every fsbox failure is the result's ``error`` text (fsbox's
    message, written for the model); ``ls`` of a file says ``not_a_directory`` and of a missing path
    ``path_not_found``, as the middleware's delete probe expects.
-7. **Not supported** (documented gaps): ``delete`` (fsbox has no delete tool yet, so the
-   middleware hides it), binary file content (fsbox shows binary files as a summary; ``read`` and
-   ``download_files`` report an error), and files whose text is not valid UTF-8 are shown with
-   U+FFFD and refused by ``replace_all`` (a plain ``edit`` keeps their bytes).
+7. **delete** is fsbox's ``delete`` with ``recursive``: a file, a link (never its target) or a
+   whole directory, every entry checked before anything is removed.
+8. **Dot entries** are shown (``show_dot_entries``), still filtered by deny rules and the
+   credential defaults; ``/.github`` keeps its dot.
+9. **Differences** (docs/frameworks.md): a binary file that is not an image or PDF is an error,
+   not its bytes; ``download_files`` of a binary file reports an error; files whose text is not
+   valid UTF-8 are shown with U+FFFD and refused by ``replace_all`` (a plain ``edit`` keeps their
+   bytes).
 """
 
 from __future__ import annotations

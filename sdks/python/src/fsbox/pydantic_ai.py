@@ -3,15 +3,19 @@
 ::
 
     from pydantic_ai import Agent
+    from pydantic_ai.capabilities import LocalWorkspace
     from fsbox.pydantic_ai import FileSystem   # was: from pydantic_ai_harness import FileSystem
 
-    agent = Agent(model, capabilities=[FileSystem(root_dir="workspace")])
+    agent = Agent(model, capabilities=[LocalWorkspace("workspace"), FileSystem()])
 
 :class:`FileSystem` takes the arguments ``pydantic_ai_harness.FileSystem`` takes (``root_dir``,
 ``allowed_patterns``, ``denied_patterns``, ``read_only_patterns``, the ``max_*`` limits,
-``read_only``, ``content_hashes``, ``tools``, ``max_retries``) and serves them from a real fsbox
-process instead of the workspace, with fsbox's containment: paths are resolved and confined at I/O
-time, symlink swaps included, and no host path reaches the model. It needs no workspace.
+``read_only``, ``content_hashes``, ``tools``, ``max_retries``, and the deprecated ``cwd`` and
+``protected_patterns``) and serves the run's ``LocalWorkspace`` from a real fsbox process, with
+fsbox's containment: paths are resolved and confined at I/O time, symlink swaps included, and no
+host path reaches the model. A workspace fsbox cannot serve (remote, sandboxed, a policy wrapper)
+is refused; without any workspace an explicit ``root_dir`` is served. docs/frameworks.md lists
+what is identical to the harness, what is better and what differs by design.
 
 What it maps:
 
@@ -26,8 +30,11 @@ What it maps:
   run ends with ``DeferredToolRequests``; resuming with the call approved writes it (the server
   re-checks the path and content then), and a denial writes nothing. ``approve="all"`` asks for
   every change, ``"never"`` for none.
-- **Events**: ``on_fsbox_event`` (``on_event`` on the toolset) receives every typed fsbox event;
-  the name keeps clear of the capability's own ``on_event`` hook.
+- **Events**: with pydantic-ai-harness installed, the harness's own event types are emitted with
+  its payloads (``FileChangeRequestEvent`` before each change, which a listener may ``cancel``;
+  ``FileWrittenEvent`` and the others after), and the tools carry its tool kinds.
+  ``on_fsbox_event`` (``on_event`` on the toolset) receives every typed fsbox event; the name
+  keeps clear of the capability's own ``on_event`` hook.
 - **Lifecycle**: the process starts when the agent enters the toolset (the first run, or
   ``async with agent``) and stops when the last user leaves it; an exception in the run closes it.
 """

@@ -312,7 +312,7 @@ def test_read_only_workspace_narrows_the_tools(tmp_path: pathlib.Path, fsbox_bin
 
         Agent(FunctionModel(capture), capabilities=[LocalWorkspace(d, read_only=True), fs]).run_sync("go")
     assert "write_file" not in names["fsbox"] and "edit_file" not in names["fsbox"]
-    assert set(names["fsbox"]) <= set(names["harness"]) | {"read_file"}
+    assert names["fsbox"] == names["harness"]
 
 
 # -- 3, 4. arguments ----------------------------------------------------------------------------
