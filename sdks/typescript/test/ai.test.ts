@@ -163,4 +163,24 @@ describe("fsboxTools with generateText", () => {
       await client.close();
     }
   });
+
+  test('approve: "all" asks before the opt-in change tools too (delete), never before reads', async () => {
+    const root = tempRoot({ "keep.txt": "k\n" });
+    const client = await start(root, { config: { tools: ["read_file", "delete", "list_directory"] } });
+    try {
+      const tools = fsboxTools(client, { approve: "all" });
+      const result = await generateText({
+        model: scripted([["delete", { path: "keep.txt" }]]),
+        tools,
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      assert.equal(result.content.filter((p) => p.type === "tool-approval-request").length, 1);
+      assert.equal(existsSync(join(root, "keep.txt")), true);
+      assert.equal(tools["read_file"]?.needsApproval, false);
+      assert.equal(tools["list_directory"]?.needsApproval, false);
+    } finally {
+      await client.close();
+    }
+  });
 });
