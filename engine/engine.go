@@ -28,6 +28,7 @@ type Engine struct {
 	hashes       bool
 	mounts       *mountTable     // nil without Config.Mounts (mount.go)
 	ignore       *ignorer        // nil when Config.IgnoreVCS is false
+	showDots     bool            // Config.ShowDotEntries: walkers show dot entries (walk rule 2 off)
 	policies     []*accessPolicy // the host's layer first when it fixed the policy, then the session's (see accessPolicy)
 	// allowGitDirs switches the git rule (execprotect.go) off: true only when the session's
 	// config and, under a fixed policy, the host's both set allow_git_dirs.
@@ -116,6 +117,7 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
 		e.ignore = newIgnorer()
 	}
+	e.showDots = cfg.ShowDotEntries != nil && *cfg.ShowDotEntries
 	session, perr := newAccessPolicy(&cfg, opts.Host == nil, "")
 	if perr != nil {
 		return nil, perr

@@ -76,12 +76,16 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		}
 		return ok
 	}
-	if !namesDot(pattern) {
-		fsys.dotMatch = reach
+	globOpts := []doublestar.GlobOption{doublestar.WithNoFollow()}
+	if !e.showDots {
+		globOpts = append(globOpts, doublestar.WithNoHidden()) // walk rule 2
+		if !namesDot(pattern) {
+			fsys.dotMatch = reach
+		}
 	}
 	fsys.ign, fsys.reach = e.ignore, reach
 	fsys.prune = func(name string) bool { return f.budget.tooLong(e.display(f.lexOf(name))) }
-	werr := doublestar.GlobWalk(fsys, full, f.visit, doublestar.WithNoFollow(), doublestar.WithNoHidden())
+	werr := doublestar.GlobWalk(fsys, full, f.visit, globOpts...)
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)
 	}

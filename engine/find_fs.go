@@ -248,7 +248,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 		child, childReal := joinChild(name, de.Name()), joinChild(real, de.Name())
 		w.remember(child, childReal)
-		if w.pre != nil && !strings.HasPrefix(de.Name(), ".") && !w.denied(childReal, child) {
+		if w.pre != nil && (w.e.showDots || !strings.HasPrefix(de.Name(), ".")) && !w.denied(childReal, child) {
 			w.pre.queue(sh, de.Name(), childReal)
 		}
 	}

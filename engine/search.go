@@ -233,7 +233,7 @@ func (w *searchWalk) reached(ent *walkEntry) bool {
 			return false
 		}
 	}
-	if strings.HasPrefix(below, ".") || strings.Contains(below, "/.") {
+	if !w.s.e.showDots && (strings.HasPrefix(below, ".") || strings.Contains(below, "/.")) {
 		return false
 	}
 	return w.s.include == nil || w.s.include.match(joinChild(w.root.lex, below))

@@ -272,7 +272,7 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 	if !f.work.spend(matchUnits(f.globCost, len(d.lex)+1+len(name))) {
 		return walkEntry{}, false // the walk stops at its next look at live
 	}
-	if strings.HasPrefix(name, ".") {
+	if !f.e.showDots && strings.HasPrefix(name, ".") {
 		f.hidden.Dot++
 		return walkEntry{}, false
 	}

@@ -1,13 +1,13 @@
 // The Vercel AI SDK with fsbox tools: `node examples/ai_sdk_agent.mjs [DIR]`.
 //
-// Needs `npm install @fsbox/sdk ai`. The model is the AI SDK's MockLanguageModelV4 playing a fixed
+// Needs `npm install @fsbox/sdk ai`. The model is the AI SDK's MockLanguageModelV3 playing a fixed
 // script, so the example runs offline; pass a real provider model to generateText instead.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 
 import { Client } from "@fsbox/sdk";
 import { fsboxTools } from "@fsbox/sdk/ai";
@@ -22,7 +22,7 @@ const step = (toolName, input, i) => ({
   usage,
   warnings: [],
 });
-const model = new MockLanguageModelV4({
+const model = new MockLanguageModelV3({
   doGenerate: [
     step("read_file", { path: "greeting.txt" }, 0),
     step("edit_file", { path: "greeting.txt", old_text: "wrld", new_text: "world" }, 1),

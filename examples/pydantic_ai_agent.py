@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from pydantic_ai import Agent
+from pydantic_ai.capabilities import LocalWorkspace
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -32,6 +33,7 @@ def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     return ModelResponse(parts=[SCRIPT[turn]] if turn < len(SCRIPT) else [TextPart("Fixed the typo.")])
 
 
-agent = Agent(FunctionModel(scripted_model), capabilities=[FileSystem(root_dir=root, max_retries=3)])
+# The run's workspace is the root, as with pydantic_ai_harness.FileSystem: only the import differs.
+agent = Agent(FunctionModel(scripted_model), capabilities=[LocalWorkspace(root), FileSystem(max_retries=3)])
 print(agent.run_sync("Fix the typo in notes.md").output)
 print((root / "notes.md").read_text(), end="")

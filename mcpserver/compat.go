@@ -19,7 +19,9 @@ import (
 // server for fsbox by changing its command line. Each tool is offered when the engine tool it
 // maps to is enabled; its outputSchema and structuredContent are that engine tool's. What maps:
 //
-//	read_text_file {path, head, tail}      read_file (tail reads the line count first)
+//	read_text_file {path, head, tail, offset, column}  read_file (tail reads the line count first;
+//	                                       offset and column, fsbox's additions, continue a long file
+//	                                       or line where a result's hint says to)
 //	read_media_file {path}                 read_file: an image or PDF as image/resource content
 //	read_multiple_files {paths}            read_multiple_files
 //	write_file {path, content}             write_file
@@ -32,6 +34,10 @@ import (
 //	move_file {source, destination}        move_file (never overwrites, as the reference refuses to)
 //	get_file_info {path}                   file_info
 //	list_allowed_directories {}            "." : the model never sees the host's path
+//
+// Every hint is callable (every continuation names arguments the same tool takes in this mode):
+// read_text_file takes the offset and column read_file's hints name; results whose notices name a
+// native tool or argument this mode does not offer are reworded by compatHints.
 //
 // read_media_file serves the images and PDFs (by content, at most 5,000,000 bytes) that read_file
 // returns as data, and refuses anything else. The text of every result is fsbox's (numbered lines, truncation notes), not the
@@ -115,9 +121,11 @@ var (
 
 var compatTools = []compatTool{
 	{name: "read_text_file", backing: schema.ToolReadFile,
-		description: "Read a text file as numbered lines. head reads only the first N lines, tail only the last N; long files are paged (the result says how to continue).",
+		description: "Read a text file as numbered lines. head reads only the first N lines, tail only the last N; long files are paged (the result says which offset, and for a long line which column, continues).",
 		input: obj([]string{"path"}, map[string]any{"path": pathProp,
-			"head": linesProp("Read only the first N lines."), "tail": linesProp("Read only the last N lines.")}),
+			"head": linesProp("Read only the first N lines."), "tail": linesProp("Read only the last N lines."),
+			"offset": map[string]any{"type": "integer", "minimum": 0, "description": "Lines to skip before reading (0-based), to continue where a result says; with head, head lines from there."},
+			"column": map[string]any{"type": "integer", "minimum": 0, "description": "With offset: the character of that line to continue from, where a result says."}}),
 		run: readTextFile},
 	{name: "read_media_file", backing: schema.ToolReadFile,
 		description: "Read an image (PNG, JPEG, GIF, WebP) or a PDF, up to 5 MB, as content a multimodal model can see. Other files are refused; use read_text_file.",
@@ -125,7 +133,7 @@ var compatTools = []compatTool{
 	{name: "read_multiple_files", backing: schema.ToolReadMultipleFiles,
 		description: "Read several text files at once; one failure does not fail the others.",
 		input:       obj([]string{"paths"}, map[string]any{"paths": map[string]any{"type": "array", "minItems": 1, "items": strProp}}),
-		run:         passThrough(schema.ToolReadMultipleFiles)},
+		run:         reworded(passThrough(schema.ToolReadMultipleFiles), readMultipleHints)},
 	{name: "write_file", backing: schema.ToolWriteFile,
 		description: "Create a file or replace its whole content. The parent directory must exist.",
 		input:       obj([]string{"path", "content"}, map[string]any{"path": pathProp, "content": strProp}),
@@ -138,16 +146,16 @@ var compatTools = []compatTool{
 		input:       pathOnly, run: passThrough(schema.ToolCreateDirectory)},
 	{name: "list_directory", backing: schema.ToolListDirectory,
 		description: "List a directory's entries: `dir/` for directories, `file  (N bytes)` for files.",
-		input:       pathOnly, run: passThrough(schema.ToolListDirectory)},
+		input:       pathOnly, run: reworded(passThrough(schema.ToolListDirectory), listHints)},
 	{name: "list_directory_with_sizes", backing: schema.ToolListDirectory,
 		description: "List a directory's entries with file sizes, sorted by name.",
 		input: obj([]string{"path"}, map[string]any{"path": pathProp,
 			"sortBy": map[string]any{"type": "string", "enum": []any{"name"}, "default": "name"}}),
-		run: listWithSizes},
+		run: reworded(listWithSizes, listHints)},
 	{name: "directory_tree", backing: schema.ToolDirectoryTree,
 		description: "Show the tree below a directory, one path per line.",
 		input:       obj([]string{"path"}, map[string]any{"path": pathProp, "excludePatterns": strList}),
-		run:         directoryTree},
+		run:         reworded(directoryTree, treeHints)},
 	{name: "search_files", backing: schema.ToolFindFiles,
 		description: "Find files and directories by glob (`**/*.go`, `*.md`); a pattern without `/` matches at any depth. excludePatterns drops matching paths.",
 		input:       obj([]string{"path", "pattern"}, map[string]any{"path": pathProp, "pattern": strProp, "excludePatterns": strList}),
@@ -217,17 +225,21 @@ func readMediaFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, 
 
 func readTextFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {
 	var a struct {
-		Path string `json:"path"`
-		Head *int   `json:"head,omitempty"`
-		Tail *int   `json:"tail,omitempty"`
+		Path   string `json:"path"`
+		Head   *int   `json:"head,omitempty"`
+		Tail   *int   `json:"tail,omitempty"`
+		Offset *int   `json:"offset,omitempty"`
+		Column *int   `json:"column,omitempty"`
 	}
 	if err := decodeCompat("read_text_file", raw, &a); err != nil {
 		return nil, err
 	}
-	args := schema.ReadFileArgs{Path: a.Path}
+	args := schema.ReadFileArgs{Path: a.Path, Offset: a.Offset, Column: a.Column}
 	switch {
 	case a.Head != nil && a.Tail != nil:
 		return nil, invalidArgs("read_text_file", "Give head or tail, not both.")
+	case a.Tail != nil && (a.Offset != nil || a.Column != nil):
+		return nil, invalidArgs("read_text_file", "Give tail alone: offset and column continue from the start of the file.")
 	case a.Head != nil:
 		args.Limit = a.Head
 	case a.Tail != nil:
@@ -246,6 +258,38 @@ func readTextFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, e
 		args.Offset, args.Limit = &offset, a.Tail
 	}
 	return call(ctx, c, schema.ToolReadFile, args)
+}
+
+// The notices of native results that name a tool or an argument the reference presentation does
+// not offer, and what they say here instead: each replacement names a tool of this mode and its
+// arguments. One pair per notice; compat_test.go checks every one against a real result.
+var (
+	readMultipleHints = []string{
+		"Read them with read_file: ", "Read them with read_text_file: ",
+		". Use offset=", ". Use read_text_file with offset=",
+	}
+	listHints = []string{"use find_files with a narrower pattern", "use search_files with a narrower pattern"}
+	treeHints = []string{"show a subdirectory, or a smaller max_depth", "show a subdirectory"}
+)
+
+// reworded runs run and rewrites its result's text with the (old, new) pairs of hints.
+func reworded(run func(context.Context, *toolCall, json.RawMessage) (any, error), hints []string) func(context.Context, *toolCall, json.RawMessage) (any, error) {
+	r := strings.NewReplacer(hints...)
+	return func(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {
+		res, err := run(ctx, c, raw)
+		if err != nil {
+			return res, err
+		}
+		switch v := res.(type) {
+		case *schema.ReadMultipleFilesResult:
+			v.Text = r.Replace(v.Text)
+		case *schema.ListDirectoryResult:
+			v.Text = r.Replace(v.Text)
+		case *schema.DirectoryTreeResult:
+			v.Text = r.Replace(v.Text)
+		}
+		return res, nil
+	}
 }
 
 func editFile(ctx context.Context, c *toolCall, raw json.RawMessage) (any, error) {

@@ -71,6 +71,13 @@ type Config struct {
 	// name; a walk rooted at an ignored directory shows what is in it. Walkers count what the rules
 	// hid (hidden.ignored).
 	IgnoreVCS *bool `json:"ignore_vcs,omitempty"`
+	// Show entries whose names start with "." in every walker (list_directory, directory_tree,
+	// find_files, search_files, list_files, grep), as deepagents' backends and ls -a do. Default
+	// false: they are skipped and counted (hidden.dot). Shown entries still pass every deny rule,
+	// the credential defaults of denied_patterns and the ignore rules (".git" stays skipped while
+	// ignore_vcs is on), so it reveals names, never a denied file. A client may only narrow it:
+	// when the host fixed the policy, a client may turn it off but not on.
+	ShowDotEntries *bool `json:"show_dot_entries,omitempty"`
 	// Names of the enabled tools. Default: the eight default tools.
 	Tools []string `json:"tools,omitempty"`
 	// Ordered permission rules; the first rule whose operation and path match decides, and no match

@@ -48,6 +48,9 @@ func Merge(base, over schema.Config) schema.Config {
 	if over.AllowGitDirs != nil {
 		out.AllowGitDirs = over.AllowGitDirs
 	}
+	if over.ShowDotEntries != nil {
+		out.ShowDotEntries = over.ShowDotEntries
+	}
 	if over.PostEdit != nil {
 		out.PostEdit = over.PostEdit
 	}
@@ -96,6 +99,8 @@ func (e *PolicyError) Error() string { return e.Msg }
 //     ignored path anyway), so turning them off widens no access;
 //   - allow_git_dirs: false always; true only when the host set it true (it lets the model
 //     plant what git runs);
+//   - show_dot_entries: off when either is off (a client may hide dot entries, not show what
+//     the host hides);
 //   - post_edit, post_edit_timeout, mounts: refused (refuseHostOnly); the engine takes the hooks
 //     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
 //     relative to it).
@@ -115,7 +120,15 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		ReadOnly:        host.ReadOnly || client.ReadOnly,
 		ContentHashes:   host.ContentHashes,
 		IgnoreVCS:       host.IgnoreVCS,
+		ShowDotEntries:  host.ShowDotEntries,
 		Permissions:     client.Permissions,
+	}
+	if client.ShowDotEntries != nil {
+		if *client.ShowDotEntries && (host.ShowDotEntries == nil || !*host.ShowDotEntries) {
+			return out, &PolicyError{"show_dot_entries", "show_dot_entries: the host hides entries whose names start " +
+				"with \".\". The host fixed the policy: a client may only hide more, not show them."}
+		}
+		out.ShowDotEntries = client.ShowDotEntries
 	}
 	if client.IgnoreVCS != nil {
 		out.IgnoreVCS = client.IgnoreVCS

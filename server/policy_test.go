@@ -318,3 +318,23 @@ func TestNarrowAllowGitDirs(t *testing.T) {
 		t.Error("Merge did not take allow_git_dirs: false")
 	}
 }
+
+// show_dot_entries is the host's to turn on: a client of a host that fixed the policy may hide
+// dot entries, never show what the host hides.
+func TestNarrowShowDotEntries(t *testing.T) {
+	on, off := true, false
+	for _, host := range []schema.Config{{}, {ShowDotEntries: &off}} {
+		_, err := Narrow(host, schema.Config{ShowDotEntries: &on})
+		if pe, ok := err.(*PolicyError); !ok || pe.Field != "show_dot_entries" {
+			t.Errorf("host %+v: client turning show_dot_entries on: %v; want a PolicyError naming it", host.ShowDotEntries, err)
+		}
+	}
+	got, err := Narrow(schema.Config{ShowDotEntries: &on}, schema.Config{ShowDotEntries: &off})
+	if err != nil || got.ShowDotEntries == nil || *got.ShowDotEntries {
+		t.Errorf("client turning it off: %+v, %v", got.ShowDotEntries, err)
+	}
+	got, err = Narrow(schema.Config{ShowDotEntries: &on}, schema.Config{})
+	if err != nil || got.ShowDotEntries == nil || !*got.ShowDotEntries {
+		t.Errorf("host's value kept: %+v, %v", got.ShowDotEntries, err)
+	}
+}

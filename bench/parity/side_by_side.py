@@ -146,8 +146,8 @@ def harness(root: pathlib.Path, sc: Scenario) -> list[Any]:
 
 
 def fsbox_side(root: pathlib.Path, sc: Scenario) -> list[Any]:
-    # The drop-in keeps the harness's defaults where a user of it expects them: no default denials.
-    return [FsboxFileSystem(root_dir=root, max_retries=5, **sc.options)]
+    # The drop-in exactly as a harness user writes it: the same workspace, only the import changed.
+    return [LocalWorkspace(str(root)), FsboxFileSystem(max_retries=5, **sc.options)]
 
 
 def compare(sc: Scenario) -> dict[str, Any]:

@@ -23,6 +23,10 @@ Runs one tool call in-process and prints the model-facing text (or, with --json,
 result object). Each key=value is one argument; a value is taken as a string when the tool's
 schema says string, and as JSON otherwise (limit=5, paths='["a","b"]').
 
+Without a tools list (--tools or a config file's tools), the tool named is enabled for the call,
+opt-in tools included: "fsbox call delete path=x recursive=true" deletes. An opt-in tool that
+changes files (delete, remove_directory, move_file) prints a note on stderr saying so.
+
 Examples:
   fsbox call read_file path=README.md limit=20
   fsbox call search_files pattern='func main' path=cmd
@@ -69,8 +73,13 @@ func runCall(args []string) int {
 		return errorf("%v", err)
 	}
 	if len(cfg.Tools) == 0 {
-		// A person trying one tool should not first have to enable it.
+		// A person trying one tool should not first have to enable it; one that changes files
+		// and is off by default is named, so enabling it is never silent.
 		cfg.Tools = []string{tool}
+		if spec, _ := schema.ToolByName(tool); !spec.Default && !spec.ReadOnly {
+			fmt.Fprintf(os.Stderr, "fsbox: note: %s is an opt-in tool that changes files; fsbox call enabled it for this call "+
+				"(give --tools or a config's tools to choose the tools)\n", tool)
+		}
 	}
 	eng, err := engine.New(cfg, engine.Options{DefaultRoot: cf.root})
 	if err != nil {

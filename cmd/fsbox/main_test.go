@@ -239,3 +239,19 @@ func TestServeRefusesBadRoot(t *testing.T) {
 		t.Errorf("serve on a directory: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// fsbox call enables the tool it runs; an opt-in tool that changes files says so on stderr, a
+// default or reading tool does not.
+func TestCallNamesAnOptInChangeTool(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "x\n", "b.txt": "y\n"})
+	r := fsbox(t, "", "call", "delete", "path=a.txt", "--root", root)
+	if r.code != 0 || !strings.Contains(r.stderr, "delete is an opt-in tool that changes files") {
+		t.Fatalf("delete: exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"read_file", "path=b.txt"}, {"write_file", "path=c.txt", "content=z"}} {
+		r := fsbox(t, "", append(append([]string{"call"}, args...), "--root", root)...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q; want no note", args, r.code, r.stderr)
+		}
+	}
+}

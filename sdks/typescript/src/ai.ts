@@ -37,8 +37,23 @@ import type { Tool } from "ai";
 import type { ChangeRequest, ChangeRequestEdit, Client } from "./client.js";
 import { ToolCallError } from "./errors.js";
 
-/** The tools that send change requests. */
-const WRITE_TOOLS = new Set(["write_file", "edit_file", "create_directory"]);
+/**
+ * The tools that never change anything. Every other tool counts as a change (write_file,
+ * edit_file, create_directory, and the opt-in delete, move_file and remove_directory, or any tool
+ * a newer server adds), so `approve: "all"` asks before it: a tool wrongly asked about costs a
+ * click; a change not asked about is a change nobody approved.
+ */
+const READ_TOOLS = new Set([
+  "read_file",
+  "read_multiple_files",
+  "list_directory",
+  "directory_tree",
+  "search_files",
+  "find_files",
+  "file_info",
+  "list_files",
+  "grep",
+]);
 
 /** Options of fsboxTools. */
 export interface FsboxToolsOptions {
@@ -57,7 +72,7 @@ export function fsboxTools(client: Client, options: FsboxToolsOptions = {}): Rec
     tools[name] = tool({
       description: descriptor.description,
       inputSchema: jsonSchema<Record<string, unknown>>(descriptor.input_schema as Parameters<typeof jsonSchema>[0]),
-      needsApproval: options.approve === "all" && WRITE_TOOLS.has(name),
+      needsApproval: options.approve === "all" && !READ_TOOLS.has(name),
       execute: async (input: Record<string, unknown>, { abortSignal }) => callTool(client, name, input, abortSignal),
     }) as Tool;
   }

@@ -6,13 +6,13 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 
 import { fsboxTools, reviewChanges } from "../dist/ai.js";
 import type { ChangeRequest } from "../dist/index.js";
 import { start, tempRoot } from "./helpers.js";
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -20,7 +20,7 @@ const usage = {
 };
 
 /** A model that makes one tool call per step, then answers "done". */
-function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV4 {
+function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV3 {
   const steps: GenerateResult[] = calls.map(([toolName, input], i) => ({
     content: [{ type: "tool-call", toolCallId: `c${i}`, toolName, input: JSON.stringify(input) }],
     finishReason: { unified: "tool-calls", raw: "tool_calls" },
@@ -28,7 +28,7 @@ function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguage
     warnings: [],
   }));
   steps.push({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
-  return new MockLanguageModelV4({ doGenerate: steps });
+  return new MockLanguageModelV3({ doGenerate: steps });
 }
 
 function toolOutputs(result: Awaited<ReturnType<typeof generateText>>): Array<{ name: string; output: unknown; error: boolean }> {
@@ -159,6 +159,26 @@ describe("fsboxTools with generateText", () => {
       const approvals = result.content.filter((p) => p.type === "tool-approval-request");
       assert.equal(approvals.length, 1);
       assert.equal(existsSync(join(root, "x.txt")), false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('approve: "all" asks before the opt-in change tools too (delete), never before reads', async () => {
+    const root = tempRoot({ "keep.txt": "k\n" });
+    const client = await start(root, { config: { tools: ["read_file", "delete", "list_directory"] } });
+    try {
+      const tools = fsboxTools(client, { approve: "all" });
+      const result = await generateText({
+        model: scripted([["delete", { path: "keep.txt" }]]),
+        tools,
+        stopWhen: stepCountIs(5),
+        prompt: "go",
+      });
+      assert.equal(result.content.filter((p) => p.type === "tool-approval-request").length, 1);
+      assert.equal(existsSync(join(root, "keep.txt")), true);
+      assert.equal(tools["read_file"]?.needsApproval, false);
+      assert.equal(tools["list_directory"]?.needsApproval, false);
     } finally {
       await client.close();
     }

@@ -42,7 +42,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from .client import OnEvent
 from .errors import FsboxError
 from .integrations._common import (
-    WRITE_TOOLS,
+    is_change_tool,
     ApproveMode,
     PendingChange,
     SyncOwner,
@@ -92,7 +92,7 @@ class FsboxToolkit(SyncOwner):
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
         """Call one tool with its wire arguments and return the model text (see the module doc)."""
-        if name not in WRITE_TOOLS or not self._gate.asks():
+        if not is_change_tool(name) or not self._gate.asks():
             return self._call(name, arguments)
         with self._gate.turn(approved=False) as gate:
             text = self._call(name, arguments)

@@ -28,5 +28,6 @@ def test_side_by_side_runs_every_scenario(fsbox_bin: str, monkeypatch: pytest.Mo
     # Reads, edits and writes of ordinary files are byte-identical to the seed; these were closed
     # on purpose (binary/image reads, not-found as an answer) and must stay so.
     for name in ("read basic", "read window", "read crlf", "read missing", "read binary", "read image",
-                 "edit basic", "edit no match", "edit stale hash", "write new", "info missing"):
+                 "edit basic", "edit no match", "edit stale hash", "write new", "info missing",
+                 "find hidden below src", "find hidden venv", "list root", "list all hidden"):
         assert results[name]["verdict"] == "same", (name, results[name])

@@ -31,7 +31,30 @@ ApproveMode = Literal["rules", "all", "never"]
 """Which changes wait for a human: rule-flagged only, every change, or none."""
 
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
-"""The tools that can send a change request."""
+"""The default tools that can send a change request."""
+
+READ_TOOLS = frozenset(
+    {
+        "read_file",
+        "read_multiple_files",
+        "list_directory",
+        "directory_tree",
+        "search_files",
+        "find_files",
+        "file_info",
+        "list_files",
+        "grep",
+    }
+)
+"""The tools that never change anything, so never send a change request."""
+
+
+def is_change_tool(name: str) -> bool:
+    """Whether a call of the tool called name may send a change request, so must hold the change
+    gate. Unknown names count as changes (delete, move, remove_directory, and any tool a newer
+    server adds): holding the gate for a read costs a little order; missing it for a change would
+    answer its request from another call's approval."""
+    return name not in READ_TOOLS
 
 
 def counts_as_retry(err: FsboxError) -> bool:
@@ -131,6 +154,9 @@ class ChangeGate:
         self._deny_reason: str | None = None
         self._edit: Decision | None = None
         self.pending: PendingChange | None = None
+        self.covered: Callable[[ChangeRequest], bool] | None = None
+        """Says a change a human was already asked about by the framework (deepagents' own
+        human-in-the-loop step for the same rule), which goes ahead without a second interrupt."""
 
     def asks(self) -> bool:
         """Whether the server must send change requests at all (else the client offers none)."""
@@ -142,6 +168,8 @@ class ChangeGate:
             return False
         if self.approve == "all":
             return True
+        if self.covered is not None and self.covered(req):
+            return False
         return req.reason == "permission_rule"
 
     def decide(self, req: ChangeRequest) -> None:
