@@ -25,6 +25,8 @@ func runMCP(args []string) int {
 	fs := flag.NewFlagSet("fsbox mcp", flag.ContinueOnError)
 	var cf configFlags
 	cf.register(fs)
+	var sb sandboxFlags
+	sb.register(fs)
 	maxBytes := fs.Int("max-message-bytes", 16<<20, "largest accepted message line on stdio, in `BYTES`")
 	changes := fs.String("changes", "ask", "what happens to a change: `ask|allow|refuse` (ask: elicit when the client can, else allow; "+
 		"refuse: elicit when the client can, else refuse; an interrupt rule always needs an approval)")
@@ -55,6 +57,11 @@ func runMCP(args []string) int {
 	cfg, err := cf.load()
 	if err != nil {
 		return errorf("%v", err)
+	}
+	// mcpserver.New opens the root and mounts, and the engine then confines the process
+	// (Landlock), before the first message is read.
+	if err := sb.apply(cfg); err != nil {
+		return usageErrorf("%v", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
 	srv, err := mcpserver.New(mcpserver.Options{DefaultRoot: cf.root, Config: cfg, Changes: mcpserver.ChangePolicy(*changes),

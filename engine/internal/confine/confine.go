@@ -1,0 +1,100 @@
+// Package confine puts the kernel behind fsbox's containment. On Linux it uses Landlock (through
+// github.com/landlock-lsm/go-landlock, the reference Go binding, rather than raw system calls) in
+// two places:
+//
+//   - the process: once the engine has opened its root and mounts, [Process] limits the whole
+//     fsbox process to reading and writing beneath the root and writable mounts, reading beneath
+//     read-only mounts, and reading and executing what it and its hooks need to run (the system's
+//     program and library directories, the fsbox binary, the hooks' executables, a few files of
+//     /etc and /dev). So an engine bug cannot reach ~/.ssh or write outside the root, whatever
+//     path it was tricked into opening;
+//   - each post_edit hook: [Command] starts the hook through this binary re-executed as a launcher
+//     that applies a ruleset of its own (writes beneath the root and writable mounts only, reads
+//     beneath the mounts and what it needs to run) and then runs the hook from a directory
+//     descriptor the engine already checked. Nested domains intersect, so a hook is never wider
+//     than the process. The launcher also ties the hook's process group to the server's life.
+//
+// What it does not protect against: anything inside the root (the engine's access rules, such as
+// denied credential files, are fsbox's own, not the kernel's: Landlock can only allow beneath a
+// directory, not carve out of it); network access (not restricted, so fsbox mcp --http still
+// works); reading the system's directories (/usr and the like); a kernel without Landlock, where
+// [ABI] is 0 and the caller decides (fsbox serve --sandbox required refuses to start). macOS and
+// Windows have no equivalent here: the state is "unavailable" and nothing is enforced by the
+// kernel there.
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Mode is the host's choice of process confinement (--sandbox).
+type Mode string
+
+const (
+	// Auto confines when the kernel can, and says so on stderr when it cannot.
+	Auto Mode = "auto"
+	// Required refuses to serve without confinement.
+	Required Mode = "required"
+	// Off leaves the process unconfined, for hosts that confine it themselves. Hooks are still
+	// confined when the kernel can.
+	Off Mode = "off"
+)
+
+// ParseMode checks a --sandbox value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Auto, Required, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("--sandbox %q: want auto, required or off", s)
+}
+
+// ErrUnavailable is returned where the kernel offers no confinement.
+var ErrUnavailable = errors.New("Landlock is not available")
+
+// Policy is what the process may reach once confined.
+type Policy struct {
+	// ReadWrite are directories the process may read and change beneath (the root, writable
+	// mounts). Paths are opened when the rules are made; "/proc/self/fd/N" names a descriptor.
+	ReadWrite []string
+	// ReadOnly are directories it may read beneath (read-only mounts).
+	ReadOnly []string
+	// Exec are files it may read and execute besides the system's (the hooks' executables).
+	Exec []string
+}
+
+var process struct {
+	sync.Mutex
+	abi     int // the ABI the process was confined with, 0 if not
+	applied bool
+}
+
+// Confined returns the Landlock ABI the process confined itself with, 0 when it did not.
+func Confined() int {
+	process.Lock()
+	defer process.Unlock()
+	return process.abi
+}
+
+// Process confines the whole process to p, once: a later call is a no-op that returns the
+// ABI of the first (a confinement cannot be widened, and the engines made later in the process,
+// for narrower sessions, lie within the first one's root). It returns the ABI applied, or an
+// error, [ErrUnavailable] wrapped where the kernel has no Landlock.
+func Process(p Policy) (int, error) {
+	process.Lock()
+	defer process.Unlock()
+	if process.applied {
+		return process.abi, nil
+	}
+	abi, reason := ABI()
+	if abi == 0 {
+		return 0, fmt.Errorf("%w: %s", ErrUnavailable, reason)
+	}
+	if err := restrictProcess(p); err != nil {
+		return 0, err
+	}
+	process.applied, process.abi = true, abi
+	return abi, nil
+}
