@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -99,7 +100,7 @@ func launch(arg string, argv []string) int {
 		if len(s.Read) > 0 {
 			rules = append(rules, landlock.RODirs(fdPaths(s.Read)...))
 		}
-		if err := config().Restrict(rules...); err != nil {
+		if err := restrictThread(rules); err != nil {
 			return launchFail("cannot confine the hook (Landlock): " + err.Error())
 		}
 	}
@@ -148,6 +149,25 @@ func launch(arg string, argv []string) int {
 		}
 		return 0
 	}
+}
+
+// restrictThread confines the calling thread, locked since launch began and never unlocked, from
+// which the hook is then started: the child inherits that thread's domain. Only this thread is
+// confined (the launcher's others do nothing but wait): an all-threads enforcement through libpsx
+// would list /proc/self/task, which the server's own domain does not let the launcher read.
+func restrictThread(rules []landlock.Rule) error {
+	fd, flags, err := config().NewRulesetFD(rules...)
+	if err != nil {
+		return err
+	}
+	if fd < 0 {
+		return ErrUnavailable
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	return llsys.LandlockRestrictSelf(fd, flags)
 }
 
 func fdPaths(fds []int) []string {
