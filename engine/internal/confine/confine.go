@@ -51,6 +51,32 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("--sandbox %q: want auto, required or off", s)
 }
 
+// abiOverride, when set, stands in for the kernel's answer (SetABIForTesting).
+var abiOverride struct {
+	sync.Mutex
+	f func() (int, string)
+}
+
+// SetABIForTesting makes [ABI] answer f, or the kernel again when f is nil: tests use it to see
+// what fsbox does where Landlock is missing. It can only narrow what runs (an ABI of 0 refuses
+// hooks and leaves "unavailable"); nothing outside the module's Go API reaches it.
+func SetABIForTesting(f func() (int, string)) {
+	abiOverride.Lock()
+	defer abiOverride.Unlock()
+	abiOverride.f = f
+}
+
+// ABI returns the Landlock ABI version the kernel offers, or 0 and why there is none.
+func ABI() (int, string) {
+	abiOverride.Lock()
+	f := abiOverride.f
+	abiOverride.Unlock()
+	if f != nil {
+		return f()
+	}
+	return kernelABI()
+}
+
 // ErrUnavailable is returned where the kernel offers no confinement.
 var ErrUnavailable = errors.New("Landlock is not available")
 

@@ -7,8 +7,8 @@ import (
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// ABI returns the Landlock ABI version the kernel offers, or 0 and why there is none.
-func ABI() (int, string) {
+// kernelABI returns the Landlock ABI version the kernel offers, or 0 and why there is none.
+func kernelABI() (int, string) {
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil || v < 1 {
 		if err == nil {

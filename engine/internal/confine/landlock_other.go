@@ -4,8 +4,8 @@ package confine
 
 import "runtime"
 
-// ABI returns 0: Landlock is Linux's; nothing here is enforced by the kernel.
-func ABI() (int, string) {
+// kernelABI returns 0: Landlock is Linux's; nothing here is enforced by the kernel.
+func kernelABI() (int, string) {
 	return 0, "Landlock is a Linux facility; " + runtime.GOOS + " has none that fsbox uses"
 }
 
