@@ -25,6 +25,9 @@ const module = "github.com/fsbox/fsbox"
 //     target is supplied from outside, by cmd/fsbox and the server's tests);
 //  8. mcpserver joins engine and the MCP SDK, as server joins engine and rpc: it imports engine
 //     and schema only, never rpc or server (the two transports share the engine, not each other).
+//  9. engine/internal/confine (the kernel's confinement: Landlock rulesets, the hook launcher)
+//     imports nothing of ours: it knows directories and descriptors, not tools, policy or paths
+//     the model named, so what it allows is decided where the engine opened the root.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -33,6 +36,7 @@ var importRules = []struct {
 }{
 	{"schema", nil},
 	{"rpc", nil},
+	{"engine/internal/confine", nil}, // rule 9
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "rpc", "schema", "conformance"}},
 	{"mcpserver", []string{"engine", "schema"}},

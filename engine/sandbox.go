@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
 	"github.com/fsbox/fsbox/engine/internal/confine"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -142,10 +144,37 @@ func (e *Engine) confineProcess() error {
 	}
 	// What the process would otherwise load lazily from outside the root, loaded now.
 	time.Now().Zone()
+	excludes.Lock()
+	defer excludes.Unlock()
+	if e.ignore != nil {
+		excludes.pats, excludes.kept = e.ignore.global, true
+	} else {
+		excludes.pats, excludes.kept = globalExcludes(), true
+	}
 	if _, err := confine.Process(p); err != nil {
+		excludes.pats, excludes.kept = nil, false
 		return err // in auto mode too: the kernel offers Landlock, so a failure is not "unavailable"
 	}
 	return nil
+}
+
+// excludes keeps the host's global git excludes as read just before the process was confined:
+// the file lives outside the root (~/.config/git/ignore), so engines made later in the process
+// (fsbox mcp's narrower sessions) could no longer read it.
+var excludes struct {
+	sync.Mutex
+	pats []gitignore.Pattern
+	kept bool
+}
+
+// hostExcludes returns the host's global excludes: read now, or as kept at confinement.
+func hostExcludes() []gitignore.Pattern {
+	excludes.Lock()
+	defer excludes.Unlock()
+	if excludes.kept {
+		return excludes.pats
+	}
+	return globalExcludes()
 }
 
 // fdPath names the directory f is open on, so the rule is made for that very directory and not

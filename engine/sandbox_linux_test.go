@@ -89,6 +89,15 @@ func confineChild(raw string) int {
 	} else if r := res.(*schema.WriteFileResult); len(r.PostEdit) == 1 {
 		got["hook"] = r.PostEdit[0].Output
 	}
+	// A later engine (fsbox mcp's narrower sessions) still applies the host's global excludes,
+	// though their file is outside the root: kept from before the confinement.
+	if e2, err := New(schema.Config{RootDir: s.Root}, Options{}); err != nil {
+		got["second engine"] = err.Error()
+	} else if res, err := e2.Call(context.Background(), "list_directory", []byte(`{"path":"."}`), Hooks{}); err != nil {
+		got["second engine"] = err.Error()
+	} else {
+		got["second engine"] = res.(*schema.ListDirectoryResult).Text
+	}
 	b, _ := json.Marshal(got)
 	fmt.Println(string(b))
 	return 0
@@ -102,10 +111,11 @@ func TestProcessSandbox(t *testing.T) {
 	if abi, why := confine.ABI(); abi == 0 {
 		t.Skip(why)
 	}
-	fx := makeFixture(t, "a.txt: inside\n", "d/", "$OUTSIDE/secret.txt: TOP SECRET\n", "$OUTSIDE/rw/", "$OUTSIDE/ro/doc.txt: doc\n")
+	fx := makeFixture(t, "a.txt: inside\n", "d/", "x.skip", "$OUTSIDE/secret.txt: TOP SECRET\n", "$OUTSIDE/rw/", "$OUTSIDE/ro/doc.txt: doc\n",
+		"$OUTSIDE/xdg/git/ignore: *.skip\n")
 	spec, _ := json.Marshal(confineSpec{Root: fx.root, RWMount: filepath.Join(fx.outside, "rw"), ROMount: filepath.Join(fx.outside, "ro"), Outside: fx.outside})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), confineChildEnv+"="+string(spec))
+	cmd.Env = append(os.Environ(), confineChildEnv+"="+string(spec), "XDG_CONFIG_HOME="+filepath.Join(fx.outside, "xdg"))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
@@ -128,6 +138,9 @@ func TestProcessSandbox(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s: %q; want %q", k, got[k], v)
 		}
+	}
+	if txt := got["second engine"]; !strings.Contains(txt, "a.txt") || strings.Contains(txt, "x.skip") {
+		t.Errorf("second engine's listing %q; want x.skip hidden by the global excludes", txt)
 	}
 	if !strings.HasPrefix(got["state"], "abi ") {
 		t.Errorf("state %q; want abi N", got["state"])
