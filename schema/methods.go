@@ -53,8 +53,9 @@ type InitializeResult struct {
 	SchemaHash string `json:"schema_hash"`
 	// The result shape in force (capabilities.result_shape, "both" when the client asked for none).
 	ResultShape string `json:"result_shape" jsonschema:"enum=both,enum=text,enum=typed"`
-	// The kernel's confinement of the server and its hooks (docs/protocol.md §6).
-	Sandbox Sandbox `json:"sandbox"`
+	// The kernel's confinement of the server and its hooks (docs/protocol.md §6). fsbox always
+	// sends it; a server without the notion may leave it out.
+	Sandbox Sandbox `json:"sandbox,omitempty"`
 }
 
 // Sandbox reports what the kernel enforces beneath fsbox's own checks.
