@@ -35,7 +35,11 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // systemFiles are single files read by the dynamic loader, the C library and the Go runtime.
 // Missing ones are skipped. /etc as a whole is not readable (it can hold keys).
 var systemFiles = []string{"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/localtime", "/etc/passwd",
-	"/etc/group", "/etc/nsswitch.conf", "/dev/zero", "/dev/urandom", "/dev/random"}
+	"/etc/group", "/etc/nsswitch.conf", "/etc/ssl/openssl.cnf", "/etc/pki/tls/openssl.cnf",
+	"/dev/zero", "/dev/urandom", "/dev/random"}
+
+// systemCertDirs hold the public CA certificates TLS libraries load at start (node does).
+var systemCertDirs = []string{"/etc/ssl/certs", "/etc/pki/tls/certs", "/etc/ca-certificates"}
 
 // baseRules are what every confined fsbox process and hook may reach besides the root and
 // mounts: the system's programs and libraries, a few files, /dev/null for writing, the fsbox
@@ -43,12 +47,16 @@ var systemFiles = []string{"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/local
 func baseRules(exec []string) []landlock.Rule {
 	rules := []landlock.Rule{
 		landlock.RODirs(systemDirs...).IgnoreIfMissing(),
+		landlock.RODirs(systemCertDirs...).IgnoreIfMissing(),
 		landlock.ROFiles(systemFiles...).IgnoreIfMissing(),
 		landlock.RWFiles("/dev/null"),
 		landlock.ROFiles("/proc/self/exe"), // the running binary, however it was reached
 	}
 	if len(exec) > 0 {
 		rules = append(rules, landlock.ROFiles(exec...).IgnoreIfMissing())
+		if dirs := installDirs(exec); len(dirs) > 0 {
+			rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
+		}
 	}
 	return rules
 }
