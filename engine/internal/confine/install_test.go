@@ -32,10 +32,10 @@ func TestInstallDirs(t *testing.T) {
 	want := []string{
 		filepath.Join(home, ".nvm/versions/node/v20"),
 		filepath.Join(home, ".pyenv"),
-		filepath.Join(home, "bin"),   // ~/bin/tool: the parent would be home itself
-		filepath.Join(home, "tools"), // no bin: its own directory
+		filepath.Join(home, "bin"),           // ~/bin/tool: the parent would be home itself
+		filepath.Join(home, "tools"),         // no bin: its own directory
 		filepath.Join(home, ".local", "bin"), // never ~/.local itself (~/.local/share)
-		filepath.Join(tmp, "bin"), // the parent would be the temporary directory
+		filepath.Join(tmp, "bin"),            // the parent would be the temporary directory
 		"/usr",
 	}
 	if !slices.Equal(got, want) {
