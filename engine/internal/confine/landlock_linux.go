@@ -16,6 +16,12 @@ func kernelABI() (int, string) {
 		}
 		return 0, fmt.Sprintf("the kernel offers no Landlock (%v)", err)
 	}
+	if v < 2 {
+		// ABI 1 refuses every rename between directories (move_file needs them), and
+		// go-landlock's best effort then falls back to enforcing nothing at all: reporting
+		// "abi 1" would be a claim without a confinement behind it.
+		return 0, "the kernel's Landlock is ABI 1, which cannot allow renames between directories (Linux 5.19 or later is needed)"
+	}
 	return v, ""
 }
 
