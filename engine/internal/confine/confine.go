@@ -26,6 +26,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 )
 
@@ -121,6 +122,30 @@ func Process(p Policy) (int, error) {
 	if err := restrictProcess(p); err != nil {
 		return 0, err
 	}
+	if err := verifyConfined(p); err != nil {
+		return 0, err
+	}
 	process.applied, process.abi = true, abi
 	return abi, nil
+}
+
+// verifyConfined checks that the kernel now refuses what the rules leave out: listing "/" (unless
+// a rule covers "/" itself). A binding that fell back to enforcing nothing (best effort on a
+// kernel it cannot serve) would otherwise have the server claim a confinement it does not have.
+func verifyConfined(p Policy) error {
+	top, err := os.Stat("/")
+	if err != nil {
+		return nil
+	}
+	for _, d := range append(append([]string{}, p.ReadWrite...), p.ReadOnly...) {
+		if fi, err := os.Stat(d); err == nil && os.SameFile(fi, top) {
+			return nil // the root is "/": nothing is left out to check against
+		}
+	}
+	f, err := os.Open("/")
+	if err == nil {
+		f.Close()
+		return errors.New("Landlock: the ruleset was accepted but / is still readable; the process is not confined")
+	}
+	return nil
 }
