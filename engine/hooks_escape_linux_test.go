@@ -124,16 +124,16 @@ func TestPostEditHookSwapRace(t *testing.T) {
 }
 
 // Whatever path a hook names, it can neither read nor write outside the root and mounts: the
-// kernel refuses, not fsbox. Inside the root it works as before, and a read-only mount can be
-// read but not changed.
+// kernel refuses, not fsbox. Inside the root and a writable mount it works as before, and a
+// read-only mount can be read but not changed.
 func TestPostEditHookConfined(t *testing.T) {
 	needHookSandbox(t)
-	fx := makeFixture(t, "$OUTSIDE/secret.txt: TOP SECRET\n", "$OUTSIDE/ro/doc.txt: mounted\n")
+	fx := makeFixture(t, "$OUTSIDE/secret.txt: TOP SECRET\n", "$OUTSIDE/ro/doc.txt: mounted\n", "$OUTSIDE/rw/")
 	out := fx.outside
 	e := fx.engine(schema.Config{
-		Mounts: []schema.Mount{{Path: "docs", Dir: filepath.Join(out, "ro"), ReadOnly: true}},
+		Mounts: []schema.Mount{{Path: "docs", Dir: filepath.Join(out, "ro"), ReadOnly: true}, {Path: "work", Dir: filepath.Join(out, "rw")}},
 		PostEdit: []schema.PostEditHook{sh("*.txt", `cat `+out+`/secret.txt; echo pwned > `+out+`/new.txt; echo pwned >> `+out+`/secret.txt; `+
-			`cat `+out+`/ro/doc.txt; echo no > `+out+`/ro/doc.txt; echo inside > inside.txt; echo ok`)},
+			`cat `+out+`/ro/doc.txt; echo no > `+out+`/ro/doc.txt; echo inside > inside.txt; echo mount > `+out+`/rw/w.txt; echo ok`)},
 	})
 	res := mustCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "x\n"}, Hooks{}).(*schema.WriteFileResult)
 	outText := res.PostEdit[0].Output
@@ -146,7 +146,7 @@ func TestPostEditHookConfined(t *testing.T) {
 	if !strings.Contains(outText, "mounted\n") || !strings.Contains(outText, "cannot create docs/doc.txt: Permission denied") || fx.read("$OUTSIDE/ro/doc.txt") != "mounted\n" {
 		t.Errorf("read-only mount: output %q, content %q; want it read, not changed", outText, fx.read("$OUTSIDE/ro/doc.txt"))
 	}
-	if fx.read("inside.txt") != "inside\n" || !strings.HasSuffix(outText, "ok\n") {
+	if fx.read("inside.txt") != "inside\n" || fx.read("$OUTSIDE/rw/w.txt") != "mount\n" || !strings.HasSuffix(outText, "ok\n") {
 		t.Errorf("inside the root the hook must work: %q", outText)
 	}
 	if s := e.Sandbox(); s.Hooks != "confined" {
