@@ -29,7 +29,12 @@ const module = "github.com/fsbox/fsbox"
 //     schema and rpc/jsonl only, never rpc or server (the two transports share the engine and the
 //     line framing, not each other);
 //  9. rpc/jsonl imports nothing of ours: it knows nothing of fsbox, tools or rpc's Conn, so that
-//     mcpserver may use it without reaching rpc (rule 8).
+//     mcpserver may use it without reaching rpc (rule 8);
+// 10. engine/internal/confine (the kernel's confinement: Landlock rulesets, the hook launcher)
+//     imports nothing of ours: it knows directories and descriptors, not tools, policy or paths
+//     the model named, so what it allows is decided where the engine opened the root.
+//
+// Rule 11, that git tracks no build output, is tracked_test.go's.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -39,6 +44,7 @@ var importRules = []struct {
 	{"schema", nil},
 	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
+	{"engine/internal/confine", nil}, // rule 10
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "rpc", "schema", "conformance"}},
 	{"mcpserver", []string{"engine", "schema", "rpc/jsonl"}},

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Rule 9 (tracked files): git holds sources, never build outputs. A tracked file fails this test
+// Rule 11 (tracked files): git holds sources, never build outputs. A tracked file fails this test
 // when it is a compiled binary (ELF, Mach-O, PE, or a Go test binary's *.test / *.exe name) or
 // when it is over maxTracked bytes and not listed in largeTracked with its reason. It protects
 // against a binary or a generated blob slipping into a commit (stop 17 committed two test

@@ -49,7 +49,14 @@
 //  9. No host paths in model text. Messages and results name paths as the model spelled them or
 //     root-relative; an OS error's file name is never shown, an absolute symlink target outside
 //     the root is "<outside-workspace>". Only events and change requests carry RootDir, which is
-//     for the host.
+//     for the host. A post_edit hook's output has the root's and mounts' host directories
+//     replaced by their root-relative form (hooks_scrub.go).
+//  10. The kernel behind the rules (sandbox.go, engine/internal/confine). When the host chose it
+//     ([ConfigureSandbox]), the first engine of the process confines the whole process with
+//     Landlock right after New opened the root and mounts: from then on the kernel refuses any
+//     file outside the root, the mounts and what the process needs to run, so a bug in rules
+//     1-9 cannot reach it. Every post_edit hook runs under a nested ruleset of its own, started
+//     from the root's descriptor (hooks.go), whatever the mode.
 //
 // Paths are POSIX: "\" is an ordinary character, so "C:\x" or "..\x" is a single relative name
 // in the root, never a drive or a parent.

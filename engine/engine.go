@@ -47,8 +47,10 @@ type Engine struct {
 	maxFindResults   int
 	maxOutputChars   int
 
-	postEdit   []postEditHook // the host's post_edit hooks (hooks.go)
-	hookPrefix string         // the session root relative to the hooks' root, "" or ending in "/"
+	postEdit []postEditHook // the host's post_edit hooks (hooks.go)
+	// hooksUnconfined: no kernel confinement here, and the host opted in (sandbox.go)
+	hooksUnconfined bool
+	hookPrefix      string // the session root relative to the hooks' root, "" or ending in "/"
 
 	locks pathLocks   // per resolved path, for writes and edits
 	temps tempSweeper // directories whose stale temporary files were swept
@@ -168,6 +170,15 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if merr := e.openMounts(mountSrc, mountPrefix); merr != nil {
 		e.root.Close()
 		return nil, merr
+	}
+	if herr := e.checkHookSandbox(); herr != nil {
+		e.Close()
+		return nil, herr
+	}
+	// The root and mounts are open: the kernel takes over from here (sandbox.go).
+	if err := e.confineProcess(); err != nil {
+		e.Close()
+		return nil, &Error{Op: "new", Kind: kindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
 	}
 	e.cwd = "."
 	if cfg.Cwd != "" && cfg.Cwd != "." {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
 	"strings"
@@ -13,11 +14,13 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/confine"
 	"github.com/fsbox/fsbox/schema"
 )
 
 // Post-edit hooks (Config.PostEdit): host commands run after write_file or edit_file changed a
-// file, a formatter typically. What this file protects against, and what not:
+// file, a formatter typically. The model names the file and races the hook; the host names the
+// command. What this file protects against, and what not:
 //
 //   - shell injection through a file name: there is no shell; a hook is an argument vector, and
 //     "${file}" is replaced inside single arguments by "./" + the root-relative path, so a name
@@ -26,16 +29,29 @@ import (
 //   - commands from anyone but the host: the hooks are read from the host's configuration
 //     (Options.Host when the host fixed the policy, else the Config the host passed to New); the
 //     server refuses post_edit in initialize, and no tool argument reaches a hook;
-//   - a hook that hangs or floods: each runs with a timeout in a process group of its own, killed
-//     as a group on timeout or when the call is cancelled (fsbox serve cancels every call on
-//     SIGTERM), and at most hookOutputBytes of its combined output are kept;
+//   - a hook led outside the root: the path the hook opens is resolved later, by another
+//     process, so a directory of it can meanwhile be swapped for a link to the outside (the
+//     model can move links; a concurrent process can RENAME_EXCHANGE). No path check can close
+//     that race, so the kernel does: on Linux each hook runs under a Landlock ruleset of its own
+//     (engine/internal/confine), which lets it change files only beneath the root and writable
+//     mounts and read only those, the read-only mounts and what it needs to run; it starts in the
+//     root's (or mount's) directory descriptor, opened when the engine started, not in a path.
+//     Where no confinement is available New refuses hooks unless the host opted in
+//     (SandboxOptions.UnconfinedHooks), and the session reports them "unconfined";
+//   - host paths in what the model sees: the root's and mounts' host directories are replaced
+//     by their root-relative form in a hook's output (scrubHostPaths);
+//   - a hook that hangs, floods or outlives the server: each runs with a timeout in a process
+//     group of its own, killed as a group on timeout or when the call is cancelled (fsbox serve
+//     cancels every call on SIGTERM); when the server dies, SIGKILL included, the launcher's
+//     parent-death signal kills the group; at most hookOutputBytes of output are kept;
 //   - a hook that moves the file out from under the engine: the content after the hooks is
 //     re-read by descriptor from the root with O_NOFOLLOW (readAfterHooks), so a file the hook
 //     removed or replaced with a symlink is reported as such, never followed.
 //
-// It does not sandbox the command: a hook runs with the server's rights and environment and can
-// touch anything the server can, as the host that configured it intended. A hook's failure is a
-// warning in the result, never a rollback: the change has landed.
+// It does not protect against what a hook does inside the root: the engine's access rules
+// (denied files, protected paths) are fsbox's, not the kernel's, and a hook, like any host
+// command, is not held to them; nor against a hook's child that leaves its process group. A
+// hook's failure is a warning in the result, never a rollback: the change has landed.
 
 // hookOutputBytes bounds the combined stdout and stderr kept of one hook run.
 const hookOutputBytes = 4096
@@ -134,12 +150,12 @@ func (e *Engine) runPostEdit(c *call, rel, wrote, verb string) *afterHooks {
 	}
 	a := &afterHooks{}
 	// A file in a mount is handed to the hook in the mounted directory, where it really is.
-	dir, file := e.rootDir, "./"+rel
+	dir, dirPath, file := e.top, e.rootDir, "./"+rel
 	if m, sub := e.mounts.of(rel); m != nil {
-		dir, file = m.dir, "./"+sub
+		dir, dirPath, file = m.top, m.dir, "./"+sub
 	}
 	for _, h := range matched {
-		run := runHook(c.ctx, dir, h.argv(file), h.timeout)
+		run := e.runHook(c.ctx, dir, dirPath, h.argv(file), h.timeout)
 		run.Path = h.src.Path
 		a.runs = append(a.runs, run)
 		if w := hookWarning(run, h.timeout, verb); w != "" {
@@ -178,20 +194,45 @@ func (a *afterHooks) report(text *string, out *schema.PostEditOutcome) {
 	}
 }
 
-// runHook runs argv in dir with a timeout, in a process group of its own that is killed as a
-// group on timeout or when ctx is done, keeping at most hookOutputBytes of its output.
-func runHook(ctx context.Context, dir string, argv []string, timeout time.Duration) schema.PostEditRun {
-	run := schema.PostEditRun{Cmd: argv, ExitCode: -1}
+// runHook runs argv from the directory dir (at dirPath) with a timeout, confined (see the file's
+// comment), in a process group of its own that is killed as a group on timeout or when ctx is
+// done, keeping at most hookOutputBytes of its output, host paths scrubbed.
+func (e *Engine) runHook(ctx context.Context, dir *os.File, dirPath string, argv []string, timeout time.Duration) schema.PostEditRun {
+	run := schema.PostEditRun{Cmd: make([]string, len(argv)), ExitCode: -1}
+	for i, a := range argv {
+		run.Cmd[i] = e.scrubHostPaths(a)
+	}
+	exe := hookExecutable(argv[0])
+	if exe == "" {
+		_, err := exec.LookPath(argv[0])
+		run.Error = err.Error()
+		return run
+	}
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	var out boundedOutput
+	h := confine.Hook{Path: exe, Args: argv, Dir: dir, DirPath: dirPath, Write: []*os.File{e.top},
+		Unconfined: e.hooksUnconfined}
+	if strings.HasPrefix(exe, "/") {
+		h.Exec = []string{exe}
+	}
+	for _, m := range e.mounts.all() {
+		if m.readOnly {
+			h.Read = append(h.Read, m.top)
+		} else {
+			h.Write = append(h.Write, m.top)
+		}
+	}
+	cmd := confine.Command(hctx, h)
+	out := boundedOutput{limit: hookOutputBytes + e.longestHostPath()}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = hookWaitDelay
-	ownProcessGroup(cmd)
-	err := cmd.Run()
-	run.Output, run.OutputTruncated = strings.ToValidUTF8(string(out.kept), "\uFFFD"), out.dropped > 0
+	err := confine.Run(cmd)
+	kept := e.scrubHostPaths(string(out.kept))
+	if len(kept) > hookOutputBytes {
+		out.dropped += len(kept) - hookOutputBytes
+		kept = kept[:hookOutputBytes]
+	}
+	run.Output, run.OutputTruncated = strings.ToValidUTF8(kept, "\uFFFD"), out.dropped > 0
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -209,7 +250,7 @@ func runHook(ctx context.Context, dir string, argv []string, timeout time.Durati
 		// It exited with status 0, but a child kept its output open past hookWaitDelay.
 		run.OK, run.ExitCode = true, 0
 	default:
-		run.Error = err.Error()
+		run.Error = e.scrubHostPaths(err.Error())
 	}
 	return run
 }
@@ -294,14 +335,15 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// boundedOutput keeps the first hookOutputBytes of a hook's output and counts the rest.
+// boundedOutput keeps the first limit bytes of a hook's output and counts the rest.
 type boundedOutput struct {
 	kept    []byte
+	limit   int
 	dropped int
 }
 
 func (b *boundedOutput) Write(p []byte) (int, error) {
-	room := hookOutputBytes - len(b.kept)
+	room := b.limit - len(b.kept)
 	if room > len(p) {
 		room = len(p)
 	}

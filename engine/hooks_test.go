@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/confine"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -262,5 +263,42 @@ func TestPostEditConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(%+v) = %v; want an error naming %s", c.cfg.PostEdit, err, c.want)
 		}
+	}
+}
+
+// Where the kernel offers no confinement, an engine with hooks is refused, naming the opt-in;
+// with the host's opt-in the hooks run, reported "unconfined". An engine without hooks is not
+// affected.
+func TestPostEditRefusedWithoutSandbox(t *testing.T) {
+	fx := makeFixture(t)
+	confine.SetABIForTesting(func() (int, string) { return 0, "no Landlock in this test" })
+	defer confine.SetABIForTesting(nil)
+	defer ConfigureSandbox(SandboxOptions{})
+	cfg := schema.Config{RootDir: fx.root, PostEdit: []schema.PostEditHook{sh("*.txt", `echo ran`)}}
+	_, err := New(cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "no Landlock in this test") || !strings.Contains(err.Error(), "--allow-unconfined-hooks") {
+		t.Fatalf("New = %v; want hooks refused, naming why and the opt-in", err)
+	}
+	if e, err := New(schema.Config{RootDir: fx.root}, Options{}); err != nil {
+		t.Fatalf("New without hooks: %v", err)
+	} else {
+		if s := e.Sandbox(); s.Hooks != "none" || s.Landlock != "off" {
+			t.Errorf("Sandbox() = %+v; want landlock off, hooks none", s)
+		}
+		e.Close()
+	}
+	if err := ConfigureSandbox(SandboxOptions{Mode: "required"}); err == nil || !strings.Contains(err.Error(), "no Landlock in this test") {
+		t.Errorf("--sandbox required without Landlock = %v; want refused", err)
+	}
+	if err := ConfigureSandbox(SandboxOptions{Mode: "auto", UnconfinedHooks: true}); err != nil {
+		t.Fatal(err)
+	}
+	e := fx.engine(cfg)
+	if s := e.Sandbox(); s.Hooks != "unconfined" || s.Landlock != "unavailable" {
+		t.Errorf("Sandbox() = %+v; want landlock unavailable, hooks unconfined", s)
+	}
+	res := mustCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "x\n"}, Hooks{}).(*schema.WriteFileResult)
+	if len(res.PostEdit) != 1 || res.PostEdit[0].Output != "ran\n" {
+		t.Errorf("runs %+v; want the opted-in hook to run", res.PostEdit)
 	}
 }

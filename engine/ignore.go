@@ -141,7 +141,7 @@ type ignoreLevel struct {
 }
 
 // newIgnorer loads the host's global excludes file.
-func newIgnorer() *ignorer { return &ignorer{global: globalExcludes()} }
+func newIgnorer() *ignorer { return &ignorer{global: hostExcludes()} }
 
 // globalExcludes reads the host's global git excludes file, if any.
 func globalExcludes() []ignoreRule {

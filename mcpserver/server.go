@@ -114,7 +114,7 @@ func New(opts Options) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "fsbox", Version: opts.Version}, &mcp.ServerOptions{
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "fsbox", Version: opts.Version, Description: sandboxLine(eng.Sandbox())}, &mcp.ServerOptions{
 		Instructions: "File tools confined to one directory. Paths are relative to the working directory; " +
 			"absolute paths must lie inside the root.",
 		Logger:                  slog.New(&logfHandler{logf: s.logf}),
@@ -204,3 +204,9 @@ func (h *logfHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 func (h *logfHandler) WithGroup(string) slog.Handler { return h }
+
+// sandboxLine is the server info's description: the kernel confinement in force, the way
+// initialize's sandbox reports it in the fsbox protocol (docs/mcp.md).
+func sandboxLine(sb schema.Sandbox) string {
+	return "fsbox file tools; sandbox: landlock " + sb.Landlock + "; hooks " + sb.Hooks
+}

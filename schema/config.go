@@ -117,8 +117,9 @@ type Mount struct {
 
 // PostEditHook is one post_edit command. It protects against shell injection through a file
 // name (there is no shell: cmd is an argument vector, and ${file} is replaced inside arguments,
-// never split); it does not sandbox the command, which runs with the server's own rights and
-// environment, as the host that configured it intended.
+// never split). On Linux the command runs under a Landlock ruleset of its own: it may change
+// files only beneath the root and writable mounts and read only those and what it needs to run;
+// where no confinement is available hooks are refused unless the host opts in.
 type PostEditHook struct {
 	// Which files the hook runs for: a doublestar glob relative to the root ("cmd/**/*.go"); a
 	// pattern without "/" matches the base name at any depth ("*.go"). Case-sensitive.

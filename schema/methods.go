@@ -53,6 +53,22 @@ type InitializeResult struct {
 	SchemaHash string `json:"schema_hash"`
 	// The result shape in force (capabilities.result_shape, "both" when the client asked for none).
 	ResultShape string `json:"result_shape" jsonschema:"enum=both,enum=text,enum=typed"`
+	// The kernel's confinement of the server and its hooks (docs/protocol.md §6). fsbox always
+	// sends it; a server without the notion may leave it out.
+	Sandbox Sandbox `json:"sandbox,omitempty"`
+}
+
+// Sandbox reports what the kernel enforces beneath fsbox's own checks.
+type Sandbox struct {
+	// "abi N": the server confined itself with Linux Landlock, kernel ABI N, to its root and
+	// mounts (and what it needs to run); "unavailable": the kernel or platform offers no
+	// confinement, so containment rests on fsbox's own checks alone; "off": the host turned it
+	// off (--sandbox off) because it confines the process itself.
+	Landlock string `json:"landlock"`
+	// How post_edit hooks run: "confined", each under a Landlock ruleset of its own (writes
+	// beneath the root and writable mounts only); "unconfined", with the server's rights, because
+	// no confinement is available and the host opted in; "none", no hooks are configured.
+	Hooks string `json:"hooks" jsonschema:"enum=confined,enum=unconfined,enum=none"`
 }
 
 // ToolDescriptor describes one tool; description and input_schema can be handed to an LLM

@@ -83,6 +83,7 @@ type initializeResult struct {
 	Tools           []json.RawMessage     `json:"tools"`
 	SchemaHash      string                `json:"schema_hash"`
 	ResultShape     string                `json:"result_shape" jsonschema:"enum=both,enum=text,enum=typed"`
+	Sandbox         schema.Sandbox        `json:"sandbox,omitempty"`
 }
 
 // toolsListResult is schema.ToolsListResult with its tools already encoded.

@@ -207,6 +207,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		Tools:           tools,
 		SchemaHash:      schema.Hash(),
 		ResultShape:     shape,
+		Sandbox:         eng.Sandbox(),
 	}, nil
 }
 

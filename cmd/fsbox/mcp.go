@@ -29,6 +29,8 @@ func runMCP(args []string) int {
 	fs := flag.NewFlagSet("fsbox mcp", flag.ContinueOnError)
 	var cf configFlags
 	cf.register(fs)
+	var sb sandboxFlags
+	sb.register(fs)
 	maxBytes := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "largest accepted message, in `BYTES`: a longer stdio line is answered with -32600 "+
 		"and skipped, a longer HTTP body with 413")
 	changes := fs.String("changes", "ask", "what happens to a change: `ask|allow|refuse` (ask: elicit when the client can, else allow; "+
@@ -65,6 +67,11 @@ func runMCP(args []string) int {
 	cfg, err := cf.load()
 	if err != nil {
 		return errorf("%v", err)
+	}
+	// mcpserver.New opens the root and mounts, and the engine then confines the process
+	// (Landlock), before the first message is read.
+	if err := sb.apply(cfg); err != nil {
+		return usageErrorf("%v", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
 	srv, err := mcpserver.New(mcpserver.Options{DefaultRoot: cf.root, Config: cfg, Changes: mcpserver.ChangePolicy(*changes),

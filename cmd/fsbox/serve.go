@@ -27,6 +27,8 @@ func runServe(args []string) int {
 	fs := flag.NewFlagSet("fsbox serve", flag.ContinueOnError)
 	var cf configFlags
 	cf.register(fs)
+	var sb sandboxFlags
+	sb.register(fs)
 	maxBytes := fs.Int("max-message-bytes", 16<<20, "largest accepted request line, in `BYTES`")
 	maxInflight := fs.Int("max-inflight", 0, "requests at work at once (`N`; 0: twice the CPUs, 8 to 64); more wait in a bounded queue")
 	fs.Usage = func() {
@@ -55,6 +57,12 @@ func runServe(args []string) int {
 		return errorf("%v", err)
 	}
 	if err := checkRoot(cfg.RootDir); err != nil {
+		return usageErrorf("%v", err)
+	}
+	// The server confines itself (Landlock) once the session's engine has opened the root and
+	// mounts, while answering initialize and before reading another request: the root may come
+	// from initialize itself.
+	if err := sb.apply(cfg); err != nil {
 		return usageErrorf("%v", err)
 	}
 	// Keep the real stdout for the protocol and point os.Stdout at stderr, so a stray print anywhere

@@ -57,7 +57,7 @@ func buildCommit() string {
 // line, then one "key: value" line per fact, so scripts can grep for schema_hash.
 func versionLines() string {
 	return fmt.Sprintf("fsbox %s\ncommit: %s\nprotocol: %s\nschema_hash: %s\ngo: %s %s/%s\n",
-		version, buildCommit(), schema.ProtocolVersion, schema.Hash(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		version, buildCommit(), schema.ProtocolVersion, schema.Hash(), runtime.Version(), runtime.GOOS, runtime.GOARCH) + sandboxVersionLine()
 }
 
 func runVersion(args []string) int {
