@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/fsbox/fsbox/engine/internal/confine"
 	"github.com/fsbox/fsbox/schema"
 )
