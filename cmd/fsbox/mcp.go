@@ -68,6 +68,13 @@ func runMCP(args []string) int {
 	if err != nil {
 		return errorf("%v", err)
 	}
+	// The host's token file lies outside the root: read it before the process is confined.
+	var tok, shownTok string
+	if *httpAddr != "" {
+		if tok, shownTok, err = ho.token(); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
 	// mcpserver.New opens the root and mounts, and the engine then confines the process
 	// (Landlock), before the first message is read.
 	if err := sb.apply(cfg); err != nil {
@@ -84,7 +91,7 @@ func runMCP(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		return serveMCPHTTP(ctx, srv, *httpAddr, *public, ho, int64(*maxBytes), logf)
+		return serveMCPHTTP(ctx, srv, *httpAddr, *public, ho, tok, shownTok, int64(*maxBytes), logf)
 	}
 	// Keep the real stdout for the protocol and point os.Stdout at stderr, so a stray print anywhere
 	// in the process can never corrupt the stream.
@@ -200,17 +207,14 @@ const (
 
 // serveMCPHTTP serves streamable HTTP on addr until ctx is done. A non-loopback address is
 // refused unless allowRemote: the transport is plain HTTP.
-func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, allowRemote bool, ho httpFlags, maxBody int64, logf func(string, ...any)) int {
+// tok is the bearer token and shown what the log line prints of it ("" for the host's own).
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, allowRemote bool, ho httpFlags, tok, shown string, maxBody int64, logf func(string, ...any)) int {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return usageErrorf("--http %q: want host:port, e.g. 127.0.0.1:8765", addr)
 	}
 	if ip := net.ParseIP(host); !allowRemote && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return usageErrorf("--http %q is not a loopback address; use 127.0.0.1 or [::1] (or add --http-allow-remote)", addr)
-	}
-	tok, shown, err := ho.token()
-	if err != nil {
-		return usageErrorf("%v", err)
 	}
 	handler, err := srv.HTTPHandler(mcpserver.HTTPOptions{Token: tok, AllowedOrigins: ho.origins,
 		MaxSessions: ho.maxSessions, IdleTimeout: ho.idle, MaxBodyBytes: maxBody})
