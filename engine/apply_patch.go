@@ -89,6 +89,23 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 	if perr != nil {
 		return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid patch: %s Nothing was changed.", perr.msg)
 	}
+	// An absolute path inside the patch is the model's own, but not a top-level argument the
+	// callers' scrubbing sees: messages show it as the model may see it (root-relative inside
+	// the root, a placeholder outside), never as a host path.
+	var abs []string
+	for _, op := range ops {
+		for _, p := range []string{op.path, op.moveTo} {
+			if strings.HasPrefix(p, "/") {
+				abs = append(abs, p, e.hostToModel(p))
+			}
+		}
+	}
+	scrub := strings.NewReplacer(abs...)
+	nothingChanged := func(err *Error) *Error {
+		out := nothingChanged(err)
+		out.Msg, out.Path = scrub.Replace(out.Msg), scrub.Replace(out.Path)
+		return out
+	}
 	files := make([]*patchFile, len(ops))
 	var rule *schema.PermissionRule
 	var rels []string
