@@ -166,7 +166,11 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		}
 	}
 
-	diff, truncated := patchDiff(files)
+	// The diff is only built for someone who reads it.
+	diff, truncated := "", false
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		diff, truncated = patchDiff(files)
+	}
 	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
 	ann, aerr := e.announce(c, "patch", files[0].final().rel, diff, truncated, rule, "")
 	if aerr != nil {

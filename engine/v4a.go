@@ -29,8 +29,9 @@ import (
 // are sought from where the previous hunk ended, first exactly, then with trailing whitespace
 // ignored, then with surrounding whitespace ignored; an anchor likewise. fsbox refuses what they
 // would guess: an anchor that is not found, and old lines that match at more than one place at
-// the first tier that matches at all (the reference appliers silently take the first), are
-// errors that tell the model how to fix the patch. A fuzzy match never rewrites a context line:
+// the first tier that matches at all in a hunk without an "@@ text" anchor (the reference
+// appliers silently take the first; below an anchor fsbox takes the first too, the anchor being
+// the model's disambiguation), are errors that tell the model how to fix the patch. A fuzzy match never rewrites a context line:
 // context keeps the file's bytes, CRLF and bytes that are not UTF-8 included.
 
 // Limits of one patch: the patch text, and the files it may touch. Bigger is refused before
@@ -435,7 +436,7 @@ func applyHunks(content []byte, hunks []patchHunk, name string) ([]byte, *hunkFa
 			}
 		} else {
 			var fail *hunkFailure
-			at, fail = seekOld(f.text, cursor, old, h.eof, hi, h.line, name)
+			at, fail = seekOld(f.text, cursor, old, h.eof, len(h.anchors) > 0, hi, h.line, name)
 			if fail != nil {
 				return nil, fail
 			}
@@ -506,8 +507,9 @@ func seekAnchor(lines []string, from int, a string) (int, bool) {
 
 // seekOld finds where old (a hunk's context and removed lines) starts, at or after from. The
 // first tier at which old matches anywhere decides; more than one place at that tier is refused
-// (multiple). With eof the match must end the file; a match elsewhere is refused with that hint.
-func seekOld(lines []string, from int, old []string, eof bool, hi, pline int, name string) (int, *hunkFailure) {
+// (multiple), unless the hunk is anchored: then the first match after the anchor is the one meant.
+// With eof the match must end the file; a match elsewhere is refused with that hint.
+func seekOld(lines []string, from int, old []string, eof, anchored bool, hi, pline int, name string) (int, *hunkFailure) {
 	for t := tierExact; t <= tierTrim; t++ {
 		norm := make([]string, len(old))
 		for i, o := range old {
@@ -524,6 +526,11 @@ func seekOld(lines []string, from int, old []string, eof bool, hi, pline int, na
 		for i := from; i+len(old) <= len(lines); i++ {
 			if matchAt(lines, i, norm, t) {
 				found = append(found, i)
+				if anchored {
+					// Below an anchor the first match is the one meant: the anchor is the
+					// disambiguation, as in the reference appliers.
+					break
+				}
 				if len(found) > maxListedMatches {
 					break
 				}

@@ -100,3 +100,13 @@ func TestParseV4A(t *testing.T) {
 		t.Fatalf("CRLF patch text: %s", err.msg)
 	}
 }
+
+// TestApplyHunks_AnchorTakesFirstBelow: below an "@@" anchor the first match is the one meant,
+// even when the same lines occur again further down; without an anchor that is ambiguous.
+func TestApplyHunks_AnchorTakesFirstBelow(t *testing.T) {
+	file := "def a():\n    return 1\n\ndef b():\n    return 1\n\ndef c():\n    return 1\n"
+	got, fail := applyHunks([]byte(file), hunksOf(t, "@@ def b():\n-    return 1\n+    return 2\n"), "p.py")
+	if fail != nil || string(got) != "def a():\n    return 1\n\ndef b():\n    return 2\n\ndef c():\n    return 1\n" {
+		t.Fatalf("anchored: %v %q", fail, got)
+	}
+}
