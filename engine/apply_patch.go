@@ -287,6 +287,9 @@ func patchOps(a *schema.ApplyPatchArgs) ([]patchOp, *patchError) {
 	if o.Diff != nil {
 		diff = *o.Diff
 	}
+	if o.MoveTo != nil && (o.Type != "update_file" || strings.TrimSpace(*o.MoveTo) == "") {
+		return nil, patchErrorf("operation.move_to names a new path for update_file only, and must not be empty.")
+	}
 	switch o.Type {
 	case "create_file":
 		lines, err := parseAddDiff(diff)
@@ -299,7 +302,11 @@ func patchOps(a *schema.ApplyPatchArgs) ([]patchOp, *patchError) {
 		if err != nil {
 			return nil, err
 		}
-		return []patchOp{{kind: patchUpdate, path: o.Path, hunks: hunks}}, nil
+		op := patchOp{kind: patchUpdate, path: o.Path, hunks: hunks}
+		if o.MoveTo != nil {
+			op.moveTo = *o.MoveTo
+		}
+		return []patchOp{op}, checkOps([]patchOp{op})
 	case "delete_file":
 		if strings.TrimSpace(diff) != "" {
 			return nil, patchErrorf("operation.diff must be absent for delete_file.")

@@ -150,6 +150,13 @@ func TestApplyPatch_OperationForm(t *testing.T) {
 	if fx.read("empty.txt") != "" {
 		t.Fatalf("empty create = %q", fx.read("empty.txt"))
 	}
+	mv := op("update_file", "n.txt", s("@@\n-y\n+Y\n"))
+	mv["operation"].(map[string]any)["move_to"] = "m.txt"
+	mustCall(t, e, schema.ToolApplyPatch, mv, Hooks{})
+	if fx.read("m.txt") != "x\nY\n" || fx.read("n.txt") != "<missing>" {
+		t.Fatalf("update_file with move_to: m=%q n=%q", fx.read("m.txt"), fx.read("n.txt"))
+	}
+	mustCall(t, e, schema.ToolApplyPatch, op("create_file", "n.txt", s("+x\n")), Hooks{})
 	mustCall(t, e, schema.ToolApplyPatch, op("delete_file", "n.txt", nil), Hooks{})
 	if fx.read("n.txt") != "<missing>" {
 		t.Fatal("delete_file left the file")
@@ -160,7 +167,8 @@ func TestApplyPatch_OperationForm(t *testing.T) {
 		"bad type":                 op("rename_file", "a.txt", nil),
 		"both forms":               map[string]any{"input": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch", "operation": map[string]any{"type": "delete_file", "path": "a.txt"}},
 		"neither":                  map[string]any{},
-		"create without +":         op("create_file", "m.txt", s("x\n")),
+		"create without +":         op("create_file", "m2.txt", s("x\n")),
+		"move_to on a delete":      map[string]any{"operation": map[string]any{"type": "delete_file", "path": "a.txt", "move_to": "b.txt"}},
 	} {
 		_, err := tryCall(t, e, schema.ToolApplyPatch, args, Hooks{})
 		wantKind(t, name, err, kindInvalidArguments)

@@ -25,6 +25,9 @@ type ApplyPatchOperation struct {
 	// update_file the hunks ("@@" anchors, " " context, "-" and "+" lines); absent for
 	// delete_file.
 	Diff *string `json:"diff,omitempty"`
+	// update_file: the file's new path, as "*** Move to:" in the envelope (the OpenAI Agents SDK
+	// passes it along); absent for the other types.
+	MoveTo *string `json:"move_to,omitempty"`
 }
 
 // ApplyPatchResult is the result of apply_patch.
