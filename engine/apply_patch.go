@@ -36,13 +36,15 @@ func init() {
 // patchFile is one file operation of a patch, resolved, checked and computed in memory.
 type patchFile struct {
 	op      patchOp
-	r       *resolved    // the file added or updated (the source of a move)
-	t       *entryTarget // the file deleted; for a move, the source entry removed after the new path is written
-	dst     *resolved    // the new path of a move
-	old     []byte       // the content before (update, delete of a text file up to maxAnnouncedOldBytes)
-	current string       // hash of old, the guard of the commit (absentHash for an add)
-	content []byte       // the content after (add, update)
-	delDiff string       // a delete's diff ([Engine.deletedDiff])
+	r       *resolved              // the file added or updated (the source of a move)
+	t       *entryTarget           // the file deleted; for a move, the source entry removed after the new path is written
+	dst     *resolved              // the new path of a move
+	old     []byte                 // the content before (update, delete of a text file up to maxAnnouncedOldBytes)
+	current string                 // hash of old, the guard of the commit (absentHash for an add)
+	content []byte                 // the content after (add, update)
+	mkdir   *resolved              // the missing parent directory of an added file or a move target, created at commit
+	rule    *schema.PermissionRule // an interrupt rule on mkdir
+	delDiff string                 // a delete's diff ([Engine.deletedDiff])
 	delCut  bool
 }
 
@@ -164,6 +166,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		if err := e.planPatchFile(c, p); err != nil {
 			return nil, nothingChanged(err)
 		}
+		rule = cmpOr(rule, p.rule)
 	}
 
 	// The diff is only built for someone who reads it.
@@ -324,7 +327,7 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 			return errorf(c.tool, p.r.rel, kindAlreadyExists,
 				"%s already exists; *** Add File only creates new files. Change it with *** Update File, or delete it first with *** Delete File.", pyRepr(p.op.path))
 		}
-		if err := e.writableTarget(c.tool, p.r); err != nil {
+		if err := e.newFileTarget(c, p, p.r, p.op.path); err != nil {
 			return err
 		}
 		p.content, p.current = addContent(p.op.add), absentHash
@@ -383,7 +386,31 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 		return errorf(c.tool, p.dst.rel, kindAlreadyExists,
 			"The *** Move to path %s already exists. Choose a new path, or delete that file first with *** Delete File in an earlier call.", pyRepr(p.op.moveTo))
 	}
-	return e.writableTarget(c.tool, p.dst)
+	return e.newFileTarget(c, p, p.dst, p.op.moveTo)
+}
+
+// newFileTarget checks that r (spelled as the patch spells it) can receive a new file. A missing
+// parent directory is not an error, as in the reference appliers (the patch is the model's only
+// way to create one): it is checked as a write of its own (patterns, rules) and created, with
+// its missing ancestors, only when the patch is committed.
+func (e *Engine) newFileTarget(c *call, p *patchFile, r *resolved, spelled string) *Error {
+	err := e.writableTarget(c.tool, r)
+	if err == nil || err.Kind != kindParentMissing {
+		return err
+	}
+	i := strings.LastIndexByte(strings.TrimRight(spelled, "/"), '/')
+	if i <= 0 {
+		return err
+	}
+	dir, rule, derr := e.resolveFor(c.tool, spelled[:i], accessWrite)
+	if derr != nil {
+		return derr
+	}
+	if dir.exists {
+		return err // the parent appeared or is not a directory: let the commit decide
+	}
+	p.mkdir, p.rule = dir, rule
+	return nil
 }
 
 // isSymlink reports whether fi is a symbolic link.
@@ -428,6 +455,15 @@ type patchItem struct {
 
 // commitPatchFile is step 5 of applyPatch for one file.
 func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
+	if p.mkdir != nil {
+		created, err := e.mkdirAll(c, p.mkdir)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			c.emit(&schema.DirectoryCreatedEvent{EventBase: e.base(c, schema.KindDirectoryCreated, p.mkdir.rel), ModifiedByReviewer: c.reviewed()})
+		}
+	}
 	switch p.op.kind {
 	case patchAdd:
 		if _, err := e.commitFile(c, commitSpec{op: c.tool, r: p.r, content: p.content, guard: absentHash, create: true, locked: p.r.rel}); err != nil {

@@ -70,19 +70,20 @@ func TestApplyPatch_ThirdFileFailsNothingWritten(t *testing.T) {
 		third string
 		kind  schema.ErrorKind
 	}{
-		"context not found":     {"*** Update File: c.txt\n@@\n-zzz\n+C\n", kindNoMatch},
-		"traversal":             {"*** Update File: ../outside/o.txt\n@@\n-o\n+O\n", kindOutsideRoot},
-		"traversal in add":      {"*** Add File: ../x.txt\n+x\n", kindOutsideRoot},
-		"traversal in delete":   {"*** Delete File: ../outside/o.txt\n", kindOutsideRoot},
-		"move outside":          {"*** Update File: c.txt\n*** Move to: ../outside/c.txt\n@@\n-c\n+C\n", kindOutsideRoot},
-		"move into protected":   {"*** Update File: c.txt\n*** Move to: .git/c.txt\n@@\n-c\n+C\n", kindProtected},
-		"move over a file":      {"*** Update File: c.txt\n*** Move to: b.txt\n@@\n-c\n+C\n", kindAlreadyExists},
-		"add over a file":       {"*** Add File: b.txt\n+b2\n", kindAlreadyExists},
-		"delete protected":      {"*** Delete File: .git/config\n", kindProtected},
-		"delete missing":        {"*** Delete File: nope.txt\n", kindNotFound},
-		"update missing":        {"*** Update File: nope.txt\n@@\n-x\n+y\n", kindNotFound},
-		"same file twice":       {"*** Update File: ./a.txt\n@@\n-a\n+B\n", kindInvalidArguments},
-		"add under missing dir": {"*** Add File: no/such/x.txt\n+x\n", kindParentMissing},
+		"context not found":      {"*** Update File: c.txt\n@@\n-zzz\n+C\n", kindNoMatch},
+		"traversal":              {"*** Update File: ../outside/o.txt\n@@\n-o\n+O\n", kindOutsideRoot},
+		"traversal in add":       {"*** Add File: ../x.txt\n+x\n", kindOutsideRoot},
+		"traversal in delete":    {"*** Delete File: ../outside/o.txt\n", kindOutsideRoot},
+		"move outside":           {"*** Update File: c.txt\n*** Move to: ../outside/c.txt\n@@\n-c\n+C\n", kindOutsideRoot},
+		"move into protected":    {"*** Update File: c.txt\n*** Move to: .git/c.txt\n@@\n-c\n+C\n", kindProtected},
+		"move over a file":       {"*** Update File: c.txt\n*** Move to: b.txt\n@@\n-c\n+C\n", kindAlreadyExists},
+		"add over a file":        {"*** Add File: b.txt\n+b2\n", kindAlreadyExists},
+		"delete protected":       {"*** Delete File: .git/config\n", kindProtected},
+		"delete missing":         {"*** Delete File: nope.txt\n", kindNotFound},
+		"update missing":         {"*** Update File: nope.txt\n@@\n-x\n+y\n", kindNotFound},
+		"same file twice":        {"*** Update File: ./a.txt\n@@\n-a\n+B\n", kindInvalidArguments},
+		"add under a file":       {"*** Add File: b.txt/x.txt\n+x\n", kindParentNotDirectory},
+		"add in a protected dir": {"*** Add File: .git/hooks/pre-commit\n+x\n", kindProtected},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -256,4 +257,30 @@ func patchKillChild(root, stage string) {
 	raw, _ := json.Marshal(map[string]any{"input": patch})
 	e.Call(context.Background(), schema.ToolApplyPatch, raw, Hooks{})
 	os.Stdout.WriteString("finished\n")
+}
+
+// TestApplyPatch_AddCreatesParents: Add File and Move to create missing parent directories (the
+// patch is the model's only way to make one), checked as writes and created only at commit.
+func TestApplyPatch_AddCreatesParents(t *testing.T) {
+	fx := makeFixture(t, "a.txt: a\n")
+	e := patchEngine(fx, schema.Config{DeniedPatterns: &[]string{"secret/**"}})
+	var rec recorder
+	mustCall(t, e, schema.ToolApplyPatch, envelope("*** Add File: new/deep/x.txt\n+x\n*** Update File: a.txt\n*** Move to: moved/a.txt\n@@\n-a\n+A\n"), rec.hooks(false))
+	if fx.read("new/deep/x.txt") != "x\n" || fx.read("moved/a.txt") != "A\n" || fx.read("a.txt") != "<missing>" {
+		t.Fatalf("x=%q moved=%q a=%q", fx.read("new/deep/x.txt"), fx.read("moved/a.txt"), fx.read("a.txt"))
+	}
+	if got := jsonOf(rec.events); !strings.Contains(got, `"kind":"file_system.directory_created","path":"new/deep"`) {
+		t.Fatalf("no directory_created event: %s", got)
+	}
+	// A refused patch creates no directory, even when its directory part was fine.
+	rec = recorder{answer: func(*schema.FileChangeRequest) (bool, string, error) { return false, "no", nil }}
+	mustCall(t, e, schema.ToolApplyPatch, envelope("*** Add File: other/x.txt\n+x\n"), rec.hooks(true))
+	if _, err := os.Stat(fx.abs("other")); err == nil {
+		t.Fatal("a rejected patch created its directory")
+	}
+	_, err := tryCall(t, e, schema.ToolApplyPatch, envelope("*** Add File: ok/x.txt\n+x\n*** Add File: secret/sub/x.txt\n+x\n"), Hooks{})
+	wantKind(t, "add in a denied directory", err, kindDenied)
+	if _, err := os.Stat(fx.abs("ok")); err == nil {
+		t.Fatal("a refused patch created a directory")
+	}
 }

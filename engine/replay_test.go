@@ -34,6 +34,7 @@ type replayChange struct {
 	path         string
 	old, new     string
 	oldOK, newOK bool // the file exists in the parent, in the child
+	dirOK        bool // its directory exists in the parent
 }
 
 // replayTally counts one format's outcomes: exact, the reasons the format cannot express a
@@ -145,6 +146,11 @@ func replayChanges(repo, parent, child string) ([]replayChange, string) {
 		if s, err := gitOut(repo, "show", child+":"+c.path); err == nil {
 			c.new, c.newOK = s, true
 		}
+		c.dirOK = c.oldOK || !strings.Contains(c.path, "/")
+		if !c.dirOK {
+			kind, _ := gitOut(repo, "cat-file", "-t", parent+":"+c.path[:strings.LastIndexByte(c.path, '/')])
+			c.dirOK = strings.TrimSpace(kind) == "tree"
+		}
 		changes = append(changes, c)
 	}
 	if len(changes) == 0 {
@@ -154,13 +160,16 @@ func replayChanges(repo, parent, child string) ([]replayChange, string) {
 }
 
 // replayRoot builds the parent's versions of the touched files (and their directories) in a fresh
-// root and opens an engine on it with no denied or protected patterns (the corpus edits .git-free
-// source, but a file named like a secret must not skew the counts).
+// root (only the directories the parent has: the patch creates the others) and opens an engine on
+// it with no denied or protected patterns (the corpus edits .git-free source, but a file named
+// like a secret must not skew the counts).
 func replayRoot(t *testing.T, changes []replayChange) (*fixture, *Engine) {
 	fx := makeFixture(t)
 	for _, c := range changes {
 		p := filepath.Join(fx.root, c.path)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if c.dirOK {
+			os.MkdirAll(filepath.Dir(p), 0o755)
+		}
 		if c.oldOK {
 			if err := os.WriteFile(p, []byte(c.old), 0o644); err != nil {
 				t.Fatal(err)
@@ -245,8 +254,11 @@ func replayV4A(t *testing.T, changes []replayChange, dumped *int) (string, strin
 // context lines until they occur once (insert for a pure insertion).
 func replayEditor(t *testing.T, changes []replayChange) (string, string) {
 	for _, c := range changes {
-		if c.oldOK && !c.newOK {
+		switch {
+		case c.oldOK && !c.newOK:
 			return "a deleted file (the editor has no delete)", ""
+		case !c.dirOK:
+			return "a file in a new directory (the editor creates no directory)", ""
 		}
 	}
 	fx, e := replayRoot(t, changes)

@@ -88,7 +88,8 @@ var Tools = []ToolSpec{
 		"`*** Add File: path` (every line prefixed with +), `*** Delete File: path` and `*** Update File: path` sections (optionally " +
 		"`*** Move to: new/path`), each update's hunks starting with `@@` (optionally `@@ <a line just above the change>`), then ' ' context, " +
 		"'-' removed and '+' added lines, `*** End of File` after a hunk that ends the file. Or operation: one {type: create_file | update_file | " +
-		"delete_file, path, diff}. Give 3 lines of context around each change. The whole patch is checked first: if any part fails, no file is changed.",
+		"delete_file, path, diff, move_to?}. Give 3 lines of context around each change. Missing parent directories of new files are created. " +
+		"The whole patch is checked first: if any part fails, no file is changed.",
 		reflect.TypeFor[ApplyPatchArgs](), reflect.TypeFor[ApplyPatchResult](), false, false},
 	{ToolStrReplaceBasedEditTool, "View, create and edit files. command view shows a file with line numbers (view_range [first, last], 1-based, " +
 		"last -1 for the end) or lists a directory 2 levels deep; create writes file_text to a new file; str_replace replaces old_str, which " +
