@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -282,5 +283,59 @@ func TestApplyPatch_AddCreatesParents(t *testing.T) {
 	wantKind(t, "add in a denied directory", err, kindDenied)
 	if _, err := os.Stat(fx.abs("ok")); err == nil {
 		t.Fatal("a refused patch created a directory")
+	}
+}
+
+// BenchmarkEditFormats compares one change to a 1,000-line file through edit_file, apply_patch
+// and str_replace_based_edit_tool, in process (the pipe cost is BenchmarkPipe's).
+func BenchmarkEditFormats(b *testing.B) {
+	var content strings.Builder
+	for i := 0; i < 1000; i++ {
+		if i == 500 {
+			content.WriteString("// MARKER-A\n")
+			continue
+		}
+		fmt.Fprintf(&content, "\tline %d of the file, some code here\n", i)
+	}
+	fx := makeFixture(b, "f.go: "+content.String())
+	e := fx.engine(schema.Config{Tools: []string{schema.ToolEditFile, schema.ToolApplyPatch, schema.ToolStrReplaceBasedEditTool}})
+	swap := func(i int) (string, string) {
+		if i%2 == 0 {
+			return "// MARKER-A", "// MARKER-B"
+		}
+		return "// MARKER-B", "// MARKER-A"
+	}
+	cases := []struct {
+		tool string
+		args func(from, to string) any
+	}{
+		{schema.ToolEditFile, func(from, to string) any { return map[string]any{"path": "f.go", "old_text": from, "new_text": to} }},
+		{schema.ToolApplyPatch, func(from, to string) any {
+			return map[string]any{"operation": map[string]any{"type": "update_file", "path": "f.go", "diff": "@@\n-" + from + "\n+" + to + "\n"}}
+		}},
+		{schema.ToolStrReplaceBasedEditTool, func(from, to string) any {
+			return map[string]any{"command": "str_replace", "path": "f.go", "old_str": from, "new_str": to}
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.tool, func(b *testing.B) {
+			raws := make([]json.RawMessage, 2)
+			for i := range raws {
+				raws[i], _ = json.Marshal(tc.args(swap(i)))
+			}
+			if strings.Contains(fx.read("f.go"), "MARKER-B") {
+				b.Fatal("the file is not at MARKER-A")
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Call(context.Background(), tc.tool, raws[i%2], Hooks{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			if b.N%2 == 1 {
+				e.Call(context.Background(), tc.tool, raws[1], Hooks{})
+			}
+		})
 	}
 }

@@ -316,61 +316,47 @@ func quoteLine(l string) string {
 }
 
 // fileLines is a text file split into lines, each kept with its own terminator, so the bytes
-// the patch does not touch are written back as they were.
+// the patch does not touch are written back as they were. The lines are substrings of one copy
+// of the content (one allocation, not one per line).
 type fileLines struct {
-	text []string // each line without its terminator, as bytes (string conversion, not decoded)
-	term []string // "\n", "\r\n" or "" (only the last line, when the file has no final newline)
-	eol  string   // the terminator added lines get: the file's most common one, "\n" by default
+	text  []string // each line without its terminator, as bytes (string conversion, not decoded)
+	term  []string // "\n", "\r\n" or "" (only the last line, when the file has no final newline)
+	start []int    // byte offset of each line in the content, and len(content) last
+	eol   string   // the terminator added lines get: the file's most common one, "\n" by default
 }
 
 // splitFileLines splits content into lines with their terminators.
 func splitFileLines(content []byte) *fileLines {
-	f := &fileLines{eol: "\n"}
+	n := bytes.Count(content, []byte{'\n'}) + 1
+	f := &fileLines{eol: "\n", text: make([]string, 0, n), term: make([]string, 0, n), start: make([]int, 0, n+1)}
+	s := string(content)
 	crlf, lf := 0, 0
-	for len(content) > 0 {
-		i := bytes.IndexByte(content, '\n')
+	at := 0
+	for at < len(s) {
+		f.start = append(f.start, at)
+		i := strings.IndexByte(s[at:], '\n')
 		if i < 0 {
-			f.text = append(f.text, string(content))
+			f.text = append(f.text, s[at:])
 			f.term = append(f.term, "")
+			at = len(s)
 			break
 		}
-		line, term := content[:i], "\n"
-		if i > 0 && content[i-1] == '\r' {
-			line, term = content[:i-1], "\r\n"
+		end, term := at+i, "\n"
+		if i > 0 && s[end-1] == '\r' {
+			end, term = end-1, "\r\n"
 			crlf++
 		} else {
 			lf++
 		}
-		f.text = append(f.text, string(line))
+		f.text = append(f.text, s[at:end])
 		f.term = append(f.term, term)
-		content = content[i+1:]
+		at += i + 1
 	}
+	f.start = append(f.start, len(s))
 	if crlf > lf {
 		f.eol = "\r\n"
 	}
 	return f
-}
-
-// bytes joins the lines back. noFinalNewline is kept from the original: when the original's
-// last line had no terminator, the result's last line has none either; otherwise every line
-// has one.
-func (f *fileLines) bytes(noFinalNewline bool) []byte {
-	n := 0
-	for i := range f.text {
-		n += len(f.text[i]) + len(f.term[i])
-	}
-	out := make([]byte, 0, n+2)
-	for i := range f.text {
-		out = append(out, f.text[i]...)
-		switch {
-		case i == len(f.text)-1 && noFinalNewline:
-		case f.term[i] == "":
-			out = append(out, f.eol...)
-		default:
-			out = append(out, f.term[i]...)
-		}
-	}
-	return out
 }
 
 // matchTier is how strictly old lines were compared: exactly, ignoring trailing whitespace,
@@ -469,26 +455,45 @@ func applyHunks(content []byte, hunks []patchHunk, name string) ([]byte, *hunkFa
 	if len(splices) == 0 {
 		return content, nil
 	}
-	out := &fileLines{eol: f.eol}
+	// The new bytes: the original's bytes between the splices as they are, each added line with
+	// the file's line end; then the final newline as the original had it.
+	size := len(content)
+	for _, sp := range splices {
+		for _, t := range sp.ins {
+			size += len(t) + len(f.eol)
+		}
+	}
+	out := make([]byte, 0, size+len(f.eol))
+	n := len(f.text)
+	keep := func(from, to int) {
+		if from >= to {
+			return
+		}
+		out = append(out, content[f.start[from]:f.start[to]]...)
+		if to == n && f.term[n-1] == "" {
+			// The original's last line, which had no line end: lines may follow it now.
+			out = append(out, f.eol...)
+		}
+	}
 	prev := 0
-	for _, s := range splices {
-		out.text = append(out.text, f.text[prev:s.at]...)
-		out.term = append(out.term, f.term[prev:s.at]...)
-		for _, t := range s.ins {
-			out.text = append(out.text, t)
-			out.term = append(out.term, "")
+	for _, sp := range splices {
+		keep(prev, sp.at)
+		for _, t := range sp.ins {
+			out = append(out, t...)
+			out = append(out, f.eol...)
 		}
-		prev = s.at + s.del
+		prev = sp.at + sp.del
 	}
-	out.text = append(out.text, f.text[prev:]...)
-	out.term = append(out.term, f.term[prev:]...)
-	// The original's last line may have lost its missing terminator to a line added after it.
-	for i := 0; i < len(out.term)-1; i++ {
-		if out.term[i] == "" {
-			out.term[i] = f.eol
+	keep(prev, n)
+	if noFinal {
+		switch {
+		case bytes.HasSuffix(out, []byte("\r\n")):
+			out = out[:len(out)-2]
+		case bytes.HasSuffix(out, []byte("\n")):
+			out = out[:len(out)-1]
 		}
 	}
-	return out.bytes(noFinal), nil
+	return out, nil
 }
 
 // seekAnchor finds the anchor line a at or after from: exactly, then ignoring trailing
