@@ -515,6 +515,12 @@ func seekAnchor(lines []string, from int, a string) (int, bool) {
 // (multiple), unless the hunk is anchored: then the first match after the anchor is the one meant.
 // With eof the match must end the file; a match elsewhere is refused with that hint.
 func seekOld(lines []string, from int, old []string, eof, anchored bool, hi, pline int, name string) (int, *hunkFailure) {
+	work := 0 // line comparisons made, bounded by maxMatchWork
+	tooCostly := func() (int, *hunkFailure) {
+		return 0, &hunkFailure{msg: fmt.Sprintf(
+			"Hunk %d (patch line %d) of %s: matching its %d context and '-' lines against the file's %d lines costs more than this tool allows. Split it into smaller hunks, each with a few lines of unique context.",
+			hi+1, pline, name, len(old), len(lines))}
+	}
 	for t := tierExact; t <= tierTrim; t++ {
 		norm := make([]string, len(old))
 		for i, o := range old {
@@ -529,7 +535,11 @@ func seekOld(lines []string, from int, old []string, eof, anchored bool, hi, pli
 			continue
 		}
 		for i := from; i+len(old) <= len(lines); i++ {
-			if matchAt(lines, i, norm, t) {
+			ok, cost := matchAtCost(lines, i, norm, t)
+			if work += cost; work > maxMatchWork {
+				return tooCostly()
+			}
+			if ok {
 				found = append(found, i)
 				if anchored {
 					// Below an anchor the first match is the one meant: the anchor is the
@@ -587,13 +597,25 @@ func afterLine(from int) string {
 }
 
 func matchAt(lines []string, at int, norm []string, t matchTier) bool {
+	ok, _ := matchAtCost(lines, at, norm, t)
+	return ok
+}
+
+// matchAtCost is matchAt that also says how many lines it compared.
+func matchAtCost(lines []string, at int, norm []string, t matchTier) (bool, int) {
 	for j, w := range norm {
 		if t.norm(lines[at+j]) != w {
-			return false
+			return false, j + 1
 		}
 	}
-	return true
+	return true, len(norm)
 }
+
+// maxMatchWork bounds the line comparisons of seeking one hunk (all tiers together): a hunk of
+// many repeated lines against a file of the same lines would otherwise cost file lines × hunk
+// lines. 1<<25 comparisons take well under a second; real hunks (a few lines of context, matched
+// on their first line almost everywhere) use a tiny fraction.
+const maxMatchWork = 1 << 25
 
 // maxNearestWork bounds the comparisons nearestLines makes (file lines × patch lines).
 const maxNearestWork = 1 << 21

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // hunksOf parses an update diff or fails the test.
@@ -108,5 +109,25 @@ func TestApplyHunks_AnchorTakesFirstBelow(t *testing.T) {
 	got, fail := applyHunks([]byte(file), hunksOf(t, "@@ def b():\n-    return 1\n+    return 2\n"), "p.py")
 	if fail != nil || string(got) != "def a():\n    return 1\n\ndef b():\n    return 2\n\ndef c():\n    return 1\n" {
 		t.Fatalf("anchored: %v %q", fail, got)
+	}
+}
+
+// TestApplyHunks_MatchWorkBounded: a hunk of many repeated lines against a file of the same
+// lines (file lines × hunk lines comparisons) is refused at the work bound, quickly, with a hint.
+func TestApplyHunks_MatchWorkBounded(t *testing.T) {
+	file := strings.Repeat("a\n", 200000)
+	diff := "@@\n" + strings.Repeat("-a\n", 3000) + "-b\n+c\n"
+	done := make(chan *hunkFailure, 1)
+	go func() {
+		_, fail := applyHunks([]byte(file), hunksOf(t, diff), "big.txt")
+		done <- fail
+	}()
+	select {
+	case fail := <-done:
+		if fail == nil || !strings.Contains(fail.msg, "Split it into smaller hunks") {
+			t.Fatalf("want the work bound's refusal, got %+v", fail)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("matching a pathological hunk is not bounded")
 	}
 }
