@@ -131,3 +131,33 @@ func TestApplyHunks_MatchWorkBounded(t *testing.T) {
 		t.Fatal("matching a pathological hunk is not bounded")
 	}
 }
+
+// FuzzV4A: any patch text against any file content parses or is refused, applies or is refused,
+// and never panics; a patch of context lines only gives the file back unchanged.
+func FuzzV4A(f *testing.F) {
+	f.Add("*** Begin Patch\n*** Update File: a\n@@ x\n a\n-b\n+c\n*** End of File\n*** End Patch", "x\na\nb")
+	f.Add("@@\n-\r\n+\n", "\r\n\r\n")
+	f.Add("@@ \n@@\n+x\n", "")
+	f.Fuzz(func(t *testing.T, patch, content string) {
+		if ops, err := parseV4A(patch); err == nil {
+			for _, op := range ops {
+				applyHunks([]byte(content), op.hunks, op.path)
+			}
+		}
+		hunks, err := parseUpdateDiff(patch)
+		if err != nil {
+			return
+		}
+		applyHunks([]byte(content), hunks, "f")
+		var ctx strings.Builder
+		ctx.WriteString("@@\n")
+		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n")[:min(3, strings.Count(content, "\n"))] {
+			ctx.WriteString(" " + strings.TrimSuffix(l, "\r") + "\n")
+		}
+		if h, err := parseUpdateDiff(ctx.String()); err == nil {
+			if got, fail := applyHunks([]byte(content), h, "f"); fail == nil && string(got) != content {
+				t.Fatalf("context-only hunk changed %q into %q", content, got)
+			}
+		}
+	})
+}
