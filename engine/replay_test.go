@@ -254,11 +254,8 @@ func replayV4A(t *testing.T, changes []replayChange, dumped *int) (string, strin
 // context lines until they occur once (insert for a pure insertion).
 func replayEditor(t *testing.T, changes []replayChange) (string, string) {
 	for _, c := range changes {
-		switch {
-		case c.oldOK && !c.newOK:
+		if c.oldOK && !c.newOK {
 			return "a deleted file (the editor has no delete)", ""
-		case !c.dirOK:
-			return "a file in a new directory (the editor creates no directory)", ""
 		}
 	}
 	fx, e := replayRoot(t, changes)

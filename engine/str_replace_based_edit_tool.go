@@ -20,7 +20,8 @@ const snippetContext = 4
 // strReplaceBasedEditTool serves str_replace_based_edit_tool, Anthropic's text editor
 // (text_editor_20250728: view, create, str_replace, insert; no undo_edit), on the engine's own
 // paths: view reads as read_file reads (a directory as directory_tree with two levels), create
-// writes as write_file but never over an existing file, str_replace and insert change the file
+// creates a file as write_file does but never over an existing one (making missing parent
+// directories, as apply_patch's Add File does), str_replace and insert change the file
 // as edit_file does (raw bytes, announced with a diff, committed crash-atomically and guarded by
 // the hash the change was computed from).
 //
@@ -180,9 +181,12 @@ func jsonInts(v []int) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// editorCreate is the create command: write_file on a path that must not exist yet.
+// editorCreate is the create command: a new file, never over an existing one, announced and
+// committed as write_file creates one. A missing parent directory is created, with its missing
+// ancestors, as apply_patch's Add File does (the editor has no other way to make one): it is
+// checked as a write of its own and created only after the change is approved.
 func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*schema.StrReplaceBasedEditToolResult, error) {
-	r, _, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
+	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -190,30 +194,71 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		return nil, errorf(c.tool, r.rel, kindAlreadyExists,
 			"File already exists at: %s. Cannot overwrite files using command `create`; change it with str_replace or insert.", a.Path)
 	}
-	wr, err := e.writeFile(c, &schema.WriteFileArgs{Path: a.Path, Content: *a.FileText})
-	if err != nil {
-		return nil, err
+	unlock := e.lockChange(r)
+	defer unlock()
+	var mkdir *resolved
+	if err := e.writableTarget(c.tool, r); err != nil {
+		i := strings.LastIndexByte(strings.TrimRight(a.Path, "/"), '/')
+		if err.Kind != kindParentMissing || i <= 0 {
+			return nil, err
+		}
+		dir, drule, derr := e.resolveFor(c.tool, a.Path[:i], accessWrite)
+		if derr != nil {
+			return nil, derr
+		}
+		if dir.exists {
+			return nil, err
+		}
+		mkdir, rule = dir, cmpOr(rule, drule)
 	}
-	res := &schema.StrReplaceBasedEditToolResult{Path: wr.Path, Hash: wr.Hash, PostEditOutcome: wr.PostEditOutcome, ChangeOutcome: wr.ChangeOutcome}
-	if wr.Cancelled {
-		res.Text = wr.Text
-		return res, nil
+	content := []byte(*a.FileText)
+	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
+	res.ModifiedByReviewer = c.reviewed()
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		diff, truncated := textdiff.Unified(r.rel, "", *a.FileText)
+		ann, aerr := e.announce(c, "write", r.rel, diff, truncated, rule, absentHash)
+		if aerr != nil {
+			return nil, aerr
+		}
+		switch {
+		case ann.cancelled:
+			res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
+			return res, nil
+		case ann.redo != nil:
+			return nil, ann.redo
+		case ann.content != nil && *ann.content != *a.FileText:
+			content = []byte(*ann.content)
+			res.ModifiedByReviewer = true
+		}
 	}
-	if !wr.Created {
-		// The file appeared between the check and the write (write_file then replaced nothing it
-		// had not announced; still, create promises a new file).
-		return nil, errorf(c.tool, r.rel, kindAlreadyExists, "File already exists at: %s. Cannot overwrite files using command `create`.", a.Path)
+	if mkdir != nil {
+		created, merr := e.mkdirAll(c, mkdir)
+		if merr != nil {
+			return nil, merr
+		}
+		if created {
+			c.emit(&schema.DirectoryCreatedEvent{EventBase: e.base(c, schema.KindDirectoryCreated, mkdir.rel), ModifiedByReviewer: res.ModifiedByReviewer})
+		}
 	}
+	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: absentHash, create: true, locked: r.rel}); cerr != nil {
+		return nil, cerr
+	}
+	h := contentHash(content)
+	after := e.runPostEdit(c, r.rel, h, "write")
+	if after != nil {
+		h = after.hash
+	}
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList(),
+		ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Text = "File created successfully at: " + a.Path
-	if e.hashes && wr.Hash != "" {
-		res.Text += " [hash:" + wr.Hash + "]"
+	if e.hashes && h != absentHash {
+		res.Hash = h
+		res.Text += " [hash:" + h + "]"
 	}
-	if wr.ModifiedByReviewer {
+	if res.ModifiedByReviewer {
 		res.Text += reviewNote
 	}
-	for _, w := range wr.Warnings {
-		res.Text += "\n" + w
-	}
+	after.report(&res.Text, &res.PostEditOutcome)
 	return res, nil
 }
 

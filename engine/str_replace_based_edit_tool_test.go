@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -102,6 +103,19 @@ func TestEditor_CreateInsert(t *testing.T) {
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "create", "path": "f.txt", "file_text": "x"}, Hooks{})
 	wantKind(t, "create over a file", err, kindAlreadyExists)
+	// Missing parents are made, only once the change is approved, and checked as writes.
+	rec := recorder{answer: func(*schema.FileChangeRequest) (bool, string, error) { return false, "no", nil }}
+	if res, err := editorCall(t, e, map[string]any{"command": "create", "path": "p/q/r.txt", "file_text": "x"}, rec.hooks(true)); err != nil || !res.Cancelled {
+		t.Fatalf("refused create: %v %s", err, jsonOf(res))
+	}
+	if _, err := os.Stat(fx.abs("p")); err == nil {
+		t.Fatal("a refused create made its directory")
+	}
+	if _, err := editorCall(t, e, map[string]any{"command": "create", "path": "p/q/r.txt", "file_text": "x"}, Hooks{}); err != nil || fx.read("p/q/r.txt") != "x" {
+		t.Fatalf("create in new directories: %v %q", err, fx.read("p/q/r.txt"))
+	}
+	_, err = editorCall(t, e, map[string]any{"command": "create", "path": ".git/new/x", "file_text": "x"}, Hooks{})
+	wantKind(t, "create in a protected directory", err, kindProtected)
 	if fx.read("f.txt") != "a\nb\n" {
 		t.Fatal("create overwrote a file")
 	}
