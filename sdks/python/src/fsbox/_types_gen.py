@@ -1141,7 +1141,9 @@ class FileChangeRequest:
     tool: str
     """Name of the tool whose call caused the event."""
 
-    operation: Literal["write", "edit", "create_directory", "remove_directory", "delete", "move", "patch"]
+    operation: Literal[
+        "write", "edit", "create_directory", "remove_directory", "delete", "move", "patch",
+    ]
     """\"write", "edit", "create_directory", "remove_directory", "delete", "move", or
     "patch" for an apply_patch call: one request for the whole patch, path its first
     file, diff the files' diffs one after the other (moves with git's rename headers).

@@ -62,8 +62,8 @@ async def _run(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
     model = Scripted(
         [
             {"type": "update_file", "path": "app.py", "diff": "@@ def f():\n-    return 1\n+    return 2\n"},
-            {"type": "create_file", "path": "pkg/new.py", "diff": "+x = 1\n"},
-            {"type": "create_file", "path": "new.txt", "diff": "+hello\n"},
+            {"type": "create_file", "path": "app.py", "diff": "+x = 1\n"},
+            {"type": "create_file", "path": "pkg/new.txt", "diff": "+hello\n"},
             {"type": "delete_file", "path": "old.txt"},
             {"type": "update_file", "path": "../escape.txt", "diff": "@@\n-a\n+b\n"},
             {"type": "update_file", "path": "app.py", "diff": "@@\n-    return 7\n+    return 3\n"},
@@ -74,14 +74,13 @@ async def _run(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
         result = await Runner.run(agent, "go", max_turns=10)
     assert result.final_output == "done"
     assert (tmp_path / "app.py").read_text() == "def f():\n    return 2\n"
-    assert (tmp_path / "new.txt").read_text() == "hello\n"
+    assert (tmp_path / "pkg" / "new.txt").read_text() == "hello\n"  # its new directory made too
     assert not (tmp_path / "old.txt").exists()
-    assert not (tmp_path / "pkg" / "new.py").exists()  # its parent does not exist: a failure the model reads
     assert not (tmp_path.parent / "escape.txt").exists()
     outs = {o["call_id"]: o for o in model.outputs}
     assert outs["call1"]["status"] == "completed"
     assert str(outs["call1"]["output"]).startswith("Success. Updated the following files:\nM app.py")
-    assert outs["call2"]["status"] == "failed" and "does not exist" in str(outs["call2"]["output"])
+    assert outs["call2"]["status"] == "failed" and "already exists" in str(outs["call2"]["output"])
     assert outs["call5"]["status"] == "failed" and "outside the root" in str(outs["call5"]["output"])
     assert outs["call6"]["status"] == "failed" and "nearest lines" in str(outs["call6"]["output"])
     assert str(tmp_path) not in str(outs["call5"]["output"])
