@@ -338,7 +338,7 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 			return errorf(c.tool, p.t.r.rel, kindNotFound, "File not found: %s. Nothing to delete.", p.op.path)
 		case p.t.r.info.IsDir():
 			return errorf(c.tool, p.t.r.rel, kindNotAFile, "%s is a directory; *** Delete File deletes files only.", pyRepr(p.op.path))
-		case !p.t.r.info.Mode().IsRegular() && p.t.r.info.Mode().Type() != 0 && !isSymlink(p.t.r.info):
+		case !p.t.r.info.Mode().IsRegular() && !isSymlink(p.t.r.info):
 			return errNotRegular(c.tool, p.t.r)
 		}
 		p.delDiff, p.delCut = e.deletedDiff(p.t)

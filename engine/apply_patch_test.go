@@ -64,7 +64,7 @@ func TestApplyPatch_MultiFile(t *testing.T) {
 // TestApplyPatch_ThirdFileFailsNothingWritten: any failing part refuses the whole patch before
 // anything is written or asked.
 func TestApplyPatch_ThirdFileFailsNothingWritten(t *testing.T) {
-	fx := makeFixture(t, "a.txt: a\n", "b.txt: b\n", "c.txt: c\n", ".git/config: x\n", "$OUTSIDE/o.txt: o\n")
+	fx := makeFixture(t, "a.txt: a\n", "b.txt: b\n", "c.txt: c\n", ".git/config: x\n", "$OUTSIDE/o.txt: o\n", "pipe |", "bin.dat: a\x00b\n", "d/")
 	e := patchEngine(fx, schema.Config{})
 	first := "*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: new.txt\n+n\n"
 	cases := map[string]struct {
