@@ -428,6 +428,11 @@ func pyClass(w *pyWriter, t *Type) {
 		switch {
 		case f.Const != "":
 			w.linef(1, "%s: Literal[%s] = %s", pyIdent(f.Name), pyStr(f.Const), pyStr(f.Const))
+		case f.Required && 4+len(pyIdent(f.Name))+2+len(ann) > 100 && strings.HasPrefix(ann, "Literal["):
+			// A long enum: one value list on its own line, inside the brackets.
+			w.linef(1, "%s: Literal[", pyIdent(f.Name))
+			w.linef(2, "%s,", strings.TrimSuffix(strings.TrimPrefix(ann, "Literal["), "]"))
+			w.line(1, "]")
 		case f.Required:
 			w.linef(1, "%s: %s", pyIdent(f.Name), ann)
 		default:
@@ -693,7 +698,13 @@ func pyClient(m *Model) []byte {
 			pyToolMethod(w, t, async)
 		}
 	}
-	return w.b.Bytes()
+	out := w.b.Bytes()
+	if bytes.Contains(out, []byte("Literal[")) {
+		// A tool argument with an inline enum (str_replace_based_edit_tool's command) is typed
+		// as a Literal: import it only then, so the other clients stay unchanged.
+		out = bytes.Replace(out, []byte("from typing import Any, TypeVar\n"), []byte("from typing import Any, Literal, TypeVar\n"), 1)
+	}
+	return out
 }
 
 func pyToolMethod(w *pyWriter, t *Tool, async bool) {

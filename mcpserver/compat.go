@@ -67,8 +67,9 @@ func referenceTools(eng *engine.Engine) ([]*toolDef, error) {
 		return nil, err
 	}
 	outputs := make(map[string]map[string]any, len(descs))
+	inputs := make(map[string]map[string]any, len(descs))
 	for _, d := range descs {
-		outputs[d.Name] = d.OutputSchema
+		outputs[d.Name], inputs[d.Name] = d.OutputSchema, d.InputSchema
 	}
 	var out []*toolDef
 	for _, ct := range compatTools {
@@ -83,8 +84,13 @@ func referenceTools(eng *engine.Engine) ([]*toolDef, error) {
 			spec = schema.ToolSpec{Name: ct.name, ReadOnly: true}
 			outSchema = allowedDirsSchema
 		}
+		in, desc := ct.input, ct.description
+		if in == nil {
+			// A tool the reference server lacks, presented as fsbox presents it.
+			in, desc = inputs[ct.backing], spec.Description
+		}
 		out = append(out, &toolDef{
-			tool: &mcp.Tool{Name: ct.name, Description: ct.description, InputSchema: ct.input, OutputSchema: outSchema,
+			tool: &mcp.Tool{Name: ct.name, Description: desc, InputSchema: in, OutputSchema: outSchema,
 				Annotations: annotations(spec)},
 			run: ct.run,
 		})
@@ -167,6 +173,10 @@ var compatTools = []compatTool{
 	{name: "get_file_info", backing: schema.ToolFileInfo,
 		description: "Describe a file or directory: type, size, line count and content hash for text files.",
 		input:       pathOnly, run: passThrough(schema.ToolFileInfo)},
+	// The provider-shaped edit tools, when enabled: not in the reference server, offered under
+	// their own names and schemas in both modes, so a client that speaks them needs no switch.
+	{name: schema.ToolApplyPatch, backing: schema.ToolApplyPatch, run: passThrough(schema.ToolApplyPatch)},
+	{name: schema.ToolStrReplaceBasedEditTool, backing: schema.ToolStrReplaceBasedEditTool, run: passThrough(schema.ToolStrReplaceBasedEditTool)},
 	{name: "list_allowed_directories",
 		description: "List the directories this server may access. Paths are relative to the working directory.",
 		input:       obj(nil, map[string]any{}), run: listAllowed},

@@ -91,9 +91,12 @@ func New(opts Options) (*Server, error) {
 	}
 	cfg := opts.Config
 	if opts.Compat == CompatReference && cfg.Tools == nil {
-		// The reference server offers read_multiple_files and directory_tree by default.
+		// The reference server offers read_multiple_files and directory_tree by default. The
+		// provider-shaped edit tools stay opt-in here too: the reference server has neither.
 		for _, t := range schema.Tools {
-			cfg.Tools = append(cfg.Tools, t.Name)
+			if t.Name != schema.ToolApplyPatch && t.Name != schema.ToolStrReplaceBasedEditTool {
+				cfg.Tools = append(cfg.Tools, t.Name)
+			}
 		}
 	}
 	eng, err := engine.New(cfg, engine.Options{DefaultRoot: opts.DefaultRoot})

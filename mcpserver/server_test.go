@@ -374,6 +374,10 @@ func TestEveryToolRefusesHostilePaths(t *testing.T) {
 				args = map[string]any{"paths": []any{hostile}}
 			case "move_file": // a hostile source, then a hostile destination below
 				args = map[string]any{"source": hostile, "destination": "moved.txt"}
+			case schema.ToolApplyPatch:
+				args = map[string]any{"operation": map[string]any{"type": "update_file", "path": hostile, "diff": "@@\n-a\n+b\n"}}
+			case schema.ToolStrReplaceBasedEditTool:
+				args = map[string]any{"command": "view", "path": hostile}
 			}
 			for k, v := range extra[spec.Name] {
 				args[k] = v

@@ -121,8 +121,10 @@ type FileMovedEvent struct {
 // characters or (old_lines+1)*(new_lines+1) > 65536. Every diff applies with patch and git apply.
 type FileChangeRequest struct {
 	EventBase
-	// "write", "edit", "create_directory", "remove_directory", "delete" or "move".
-	Operation string `json:"operation" jsonschema:"enum=write,enum=edit,enum=create_directory,enum=remove_directory,enum=delete,enum=move"`
+	// "write", "edit", "create_directory", "remove_directory", "delete", "move", or "patch" for
+	// an apply_patch call: one request for the whole patch, path its first file, diff the
+	// files' diffs one after the other (moves with git's rename headers).
+	Operation string `json:"operation" jsonschema:"enum=write,enum=edit,enum=create_directory,enum=remove_directory,enum=delete,enum=move,enum=patch"`
 	Diff      string `json:"diff"`
 	// True when diff does not show the whole change.
 	Truncated bool `json:"truncated"`

@@ -19,6 +19,9 @@ const (
 	ToolRemoveDirectory   = "remove_directory"
 	ToolDelete            = "delete"
 	ToolMoveFile          = "move_file"
+	// The provider-shaped edit tools (opt-in): OpenAI's V4A patches and Anthropic's text editor.
+	ToolApplyPatch              = "apply_patch"
+	ToolStrReplaceBasedEditTool = "str_replace_based_edit_tool"
 )
 
 // ToolSpec describes one tool of the protocol: its name, its model-facing description, the Go types
@@ -81,6 +84,17 @@ var Tools = []ToolSpec{
 	{ToolMoveFile, "Move or rename a file or directory inside the workspace, atomically. The destination's parent must exist; " +
 		"an existing destination is refused unless overwrite is true (files only).",
 		reflect.TypeFor[MoveFileArgs](), reflect.TypeFor[MoveFileResult](), false, false},
+	{ToolApplyPatch, "Apply a patch in the V4A format: input is the whole patch, from `*** Begin Patch` to `*** End Patch`, with " +
+		"`*** Add File: path` (every line prefixed with +), `*** Delete File: path` and `*** Update File: path` sections (optionally " +
+		"`*** Move to: new/path`), each update's hunks starting with `@@` (optionally `@@ <a line just above the change>`), then ' ' context, " +
+		"'-' removed and '+' added lines, `*** End of File` after a hunk that ends the file. Or operation: one {type: create_file | update_file | " +
+		"delete_file, path, diff, move_to?}. Give 3 lines of context around each change. Missing parent directories of new files are created. " +
+		"The whole patch is checked first: if any part fails, no file is changed.",
+		reflect.TypeFor[ApplyPatchArgs](), reflect.TypeFor[ApplyPatchResult](), false, false},
+	{ToolStrReplaceBasedEditTool, "View, create and edit files. command view shows a file with line numbers (view_range [first, last], 1-based, " +
+		"last -1 for the end) or lists a directory 2 levels deep; create writes file_text to a new file; str_replace replaces old_str, which " +
+		"must occur exactly once, with new_str; insert puts insert_text after line insert_line (0 for the top).",
+		reflect.TypeFor[StrReplaceBasedEditToolArgs](), reflect.TypeFor[StrReplaceBasedEditToolResult](), false, false},
 }
 
 // ReservedToolNames are tool names of the protocol that this revision does not implement yet: none

@@ -91,6 +91,17 @@ cp "$repo/examples/ai_sdk_agent.mjs" .
 out=$(env -u FSBOX_BIN PATH=/usr/bin:/bin node ai_sdk_agent.mjs ai-ws)
 printf '%s\n' "$out"
 grep -q "^hello world$" <<<"$out" || { echo "package: the AI SDK example did not edit through fsbox" >&2; exit 1; }
+# The provider edit tools (@fsbox/sdk/editor): openai.tools.applyPatch and
+# anthropic.tools.textEditor_20250728 executed by fsbox, the providers at the pinned versions.
+for p in @ai-sdk/openai @ai-sdk/anthropic; do
+	v=$(node -p 'require(process.argv[1]).devDependencies[process.argv[2]]' "$repo/sdks/typescript/package.json" "$p")
+	npm install --no-audit --no-fund "$p@$v" 2>&1 | tail -1
+done
+mkdir editor-ws
+cp "$repo/examples/ai_sdk_editor_tools.mjs" .
+out=$(env -u FSBOX_BIN PATH=/usr/bin:/bin node ai_sdk_editor_tools.mjs editor-ws)
+printf '%s\n' "$out"
+grep -q "^export const port = 8080;$" <<<"$out" || { echo "package: the editor-tools example did not edit through fsbox" >&2; exit 1; }
 cd "$repo"
 
 step "Go: a fresh module uses the SDK through a replace to this checkout"

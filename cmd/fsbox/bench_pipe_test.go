@@ -114,7 +114,7 @@ type pipeServer struct {
 func startPipe(b *testing.B, root, shape string) (*pipeServer, time.Duration) {
 	b.Helper()
 	start := time.Now()
-	cmd := exec.Command(pipeBin(), "serve", "--root", root, "--tools", "read_file,file_info,list_directory,directory_tree,edit_file,search_files,find_files")
+	cmd := exec.Command(pipeBin(), "serve", "--root", root, "--tools", "read_file,file_info,list_directory,directory_tree,edit_file,search_files,find_files,apply_patch")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -211,6 +211,14 @@ func BenchmarkPipe(b *testing.B) {
 		}
 		return map[string]any{"path": "scratch/edit_1000.go", "old_text": from, "new_text": to}
 	}
+	// The same change as edit_file's, as the Responses API's apply_patch operation sends it.
+	patch := func(i int) any {
+		from, to := "// FSBENCH-MARKER-A", "// FSBENCH-MARKER-B"
+		if i%2 == 1 {
+			from, to = to, from
+		}
+		return map[string]any{"operation": map[string]any{"type": "update_file", "path": "scratch/edit_1000.go", "diff": "@@\n-" + from + "\n+" + to + "\n"}}
+	}
 	cases := []struct {
 		name   string
 		body   func(i int) string
@@ -225,6 +233,7 @@ func BenchmarkPipe(b *testing.B) {
 		{"list_directory-238-text", func(int) string { return toolCall("list_directory", map[string]any{"path": "src/net"}) }, `http`, "text"},
 		{"directory_tree-http", func(int) string { return toolCall("directory_tree", map[string]any{"path": "src/net/http"}) }, `server.go`, ""},
 		{"edit_file-1000", func(i int) string { return toolCall("edit_file", edit(i)) }, `Edited`, ""},
+		{"apply_patch-1000", func(i int) string { return toolCall("apply_patch", patch(i)) }, `Success`, ""},
 		{"search_files-net", func(int) string {
 			return toolCall("search_files", map[string]any{"path": "src/net", "pattern": `func \(\w+ \*Resolver\)`})
 		}, `src/net/`, ""},

@@ -16,6 +16,9 @@ FINAL = {
     "pydantic_ai_agent.py": ("notes.md", "# Notes\nfsbox is a sandbox.\n"),
     "langchain_agent.py": ("todo.txt", "- write docs\n- ship it\n"),
     "deepagents_agent.py": ("drafts/plan.md", "1. read\n2. write\n"),
+    "openai_agents_apply_patch.py": ("greet.py", 'def greet(name):\n    return "Hello, " + name\n'),
+    "pydantic_ai_editor_formats.py": ("config.toml", "[server]\nport = 8080\nhost = localhost\ndebug = false\n"),
+    "langchain_text_editor.py": ("README.md", "# Project\n\nInstall with pip.\n"),
 }
 
 

@@ -1,0 +1,479 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fsbox/fsbox/engine/internal/textdiff"
+	"github.com/fsbox/fsbox/schema"
+)
+
+func init() {
+	register(schema.ToolStrReplaceBasedEditTool, tool((*Engine).strReplaceBasedEditTool))
+}
+
+// snippetContext is how many lines around a change the result of str_replace and insert shows.
+const snippetContext = 4
+
+// strReplaceBasedEditTool serves str_replace_based_edit_tool, Anthropic's text editor
+// (text_editor_20250728: view, create, str_replace, insert; no undo_edit), on the engine's own
+// paths: view reads as read_file reads (a directory as directory_tree with two levels), create
+// creates a file as write_file does but never over an existing one (making missing parent
+// directories, as apply_patch's Add File does), str_replace and insert change the file
+// as edit_file does (raw bytes, announced with a diff, committed crash-atomically and guarded by
+// the hash the change was computed from).
+//
+// Arguments that belong to another command are refused (invalid_arguments naming them), so a
+// call is never half understood. For str_replace on a CRLF file, old_str and new_str written
+// with "\n" line ends match and are written with "\r\n" when the exact bytes occur nowhere.
+func (e *Engine) strReplaceBasedEditTool(c *call, a *schema.StrReplaceBasedEditToolArgs) (*schema.StrReplaceBasedEditToolResult, error) {
+	allowed := map[string][]string{
+		"view":        {"view_range"},
+		"create":      {"file_text"},
+		"str_replace": {"old_str", "new_str"},
+		"insert":      {"insert_line", "insert_text", "new_str"},
+	}
+	want, ok := allowed[a.Command]
+	if !ok {
+		return nil, errorf(c.tool, "", kindInvalidArguments,
+			"Unrecognized command %s. The allowed commands are: view, create, str_replace, insert.", pyRepr(a.Command))
+	}
+	given := map[string]bool{"view_range": a.ViewRange != nil, "file_text": a.FileText != nil, "old_str": a.OldStr != nil,
+		"new_str": a.NewStr != nil, "insert_line": a.InsertLine != nil, "insert_text": a.InsertText != nil}
+	for _, name := range []string{"view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text"} {
+		if given[name] && !contains(want, name) {
+			return nil, errorf(c.tool, "", kindInvalidArguments, "Argument '%s' does not belong to command %s; it takes %s.", name, pyRepr(a.Command), strings.Join(want, ", "))
+		}
+	}
+	switch a.Command {
+	case "view":
+		return e.editorView(c, a)
+	case "create":
+		if a.FileText == nil {
+			return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'file_text' is required for command: create.")
+		}
+		return e.editorCreate(c, a)
+	case "str_replace":
+		if a.OldStr == nil {
+			return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'old_str' is required for command: str_replace.")
+		}
+		return e.editorChange(c, a)
+	}
+	if a.InsertLine == nil {
+		return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'insert_line' is required for command: insert.")
+	}
+	if a.InsertText == nil && a.NewStr == nil || a.InsertText != nil && a.NewStr != nil {
+		return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'insert_text' is required for command: insert (give it once; new_str is its older name).")
+	}
+	return e.editorChange(c, a)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// editorView is the view command: a file with line numbers, or a directory two levels deep.
+func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*schema.StrReplaceBasedEditToolResult, error) {
+	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if r.exists && r.info.IsDir() {
+		if a.ViewRange != nil {
+			return nil, errorf(c.tool, r.rel, kindInvalidArguments, "The view_range parameter is not allowed when path points to a directory.")
+		}
+		depth := 2
+		tr, err := e.directoryTree(c, &schema.DirectoryTreeArgs{Path: a.Path, MaxDepth: &depth})
+		if err != nil {
+			return nil, err
+		}
+		// directory_tree's notices name its max_depth; this tool has no such argument.
+		text := strings.ReplaceAll(tr.Text, ", or a smaller max_depth", "")
+		return &schema.StrReplaceBasedEditToolResult{Path: tr.Path, Truncated: tr.Truncated,
+			Text: fmt.Sprintf("Here are the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s", a.Path, text)}, nil
+	}
+	first, last := 1, -1
+	if a.ViewRange != nil {
+		if len(a.ViewRange) != 2 {
+			return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: it should be a list of two integers, [first, last].", jsonInts(a.ViewRange))
+		}
+		first, last = a.ViewRange[0], a.ViewRange[1]
+		if first < 1 {
+			return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: its first element %d should be at least 1.", jsonInts(a.ViewRange), first)
+		}
+		if last != -1 && last < first {
+			return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: its second element %d should be -1 (the end of the file) or at least its first element %d.", jsonInts(a.ViewRange), last, first)
+		}
+	}
+	args := &schema.ReadFileArgs{Path: a.Path}
+	off := first - 1
+	args.Offset = &off
+	if last != -1 {
+		n := last - first + 1
+		args.Limit = &n
+	}
+	rf, err := e.readFileWithin(c, args, e.maxReadChars)
+	if err != nil {
+		if ee, ok := err.(*Error); ok && ee.Kind == kindOffsetOutOfRange {
+			return nil, errorf(c.tool, ee.Path, kindOffsetOutOfRange, "Invalid view_range %s: its first element %d is past the end of the file (%d lines).", jsonInts(a.ViewRange), first, lineTotal(ee.Msg))
+		}
+		return nil, err
+	}
+	res := &schema.StrReplaceBasedEditToolResult{Path: rf.Path, Hash: rf.Hash}
+	if rf.Binary {
+		res.Text = strings.Replace(rf.Text, "read_file", c.tool, -1)
+		return res, nil
+	}
+	if last != -1 && last > rf.TotalLines {
+		return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: its second element %d is past the end of the file (%d lines); use -1 for the end.", jsonInts(a.ViewRange), last, rf.TotalLines)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Here's the result of running `cat -n` on %s:\n", a.Path)
+	content := ""
+	if rf.Content != nil {
+		content = *rf.Content
+	}
+	n := first
+	for len(content) > 0 {
+		line, rest, _ := strings.Cut(content, "\n")
+		content = rest
+		fmt.Fprintf(&b, "%6d\t%s\n", n, strings.TrimSuffix(line, "\r"))
+		n++
+	}
+	if rf.NextOffset != nil && (last == -1 || *rf.NextOffset < last) {
+		res.Truncated = true
+		end := "-1"
+		if last != -1 {
+			end = strconv.Itoa(last)
+		}
+		if rf.LinesShown == 0 {
+			fmt.Fprintf(&b, "[Line %d is too long to show here (more than %d characters). View from line %d on with view_range [%d, %s].]\n", first, e.maxReadChars, first+1, first+1, end)
+		} else {
+			fmt.Fprintf(&b, "[Shown lines %d-%d of %d; the rest did not fit. Continue with view_range [%d, %s].]\n", first, n-1, rf.TotalLines, n, end)
+		}
+	}
+	res.Text = b.String()
+	return res, nil
+}
+
+// lineTotal pulls the line count out of read_file's offset message ("... (N lines).").
+func lineTotal(msg string) int {
+	i := strings.LastIndexByte(msg, '(')
+	if i < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.Fields(msg[i+1:])[0])
+	return n
+}
+
+func jsonInts(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// editorCreate is the create command: a new file, never over an existing one, announced and
+// committed as write_file creates one. A missing parent directory is created, with its missing
+// ancestors, as apply_patch's Add File does (the editor has no other way to make one): it is
+// checked as a write of its own and created only after the change is approved.
+func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*schema.StrReplaceBasedEditToolResult, error) {
+	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if r.exists {
+		return nil, errorf(c.tool, r.rel, kindAlreadyExists,
+			"File already exists at: %s. Cannot overwrite files using command `create`; change it with str_replace or insert.", a.Path)
+	}
+	unlock := e.lockChange(r)
+	defer unlock()
+	var mkdir *resolved
+	if err := e.writableTarget(c.tool, r); err != nil {
+		i := strings.LastIndexByte(strings.TrimRight(a.Path, "/"), '/')
+		if err.Kind != kindParentMissing || i <= 0 {
+			return nil, err
+		}
+		dir, drule, derr := e.resolveFor(c.tool, a.Path[:i], accessWrite)
+		if derr != nil {
+			return nil, derr
+		}
+		if dir.exists {
+			return nil, err
+		}
+		mkdir, rule = dir, cmpOr(rule, drule)
+	}
+	content := []byte(*a.FileText)
+	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
+	res.ModifiedByReviewer = c.reviewed()
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		diff, truncated := textdiff.Unified(r.rel, "", *a.FileText)
+		ann, aerr := e.announce(c, "write", r.rel, diff, truncated, rule, absentHash)
+		if aerr != nil {
+			return nil, aerr
+		}
+		switch {
+		case ann.cancelled:
+			res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
+			return res, nil
+		case ann.redo != nil:
+			return nil, ann.redo
+		case ann.content != nil && *ann.content != *a.FileText:
+			content = []byte(*ann.content)
+			res.ModifiedByReviewer = true
+		}
+	}
+	if mkdir != nil {
+		created, merr := e.mkdirAll(c, mkdir)
+		if merr != nil {
+			return nil, merr
+		}
+		if created {
+			c.emit(&schema.DirectoryCreatedEvent{EventBase: e.base(c, schema.KindDirectoryCreated, mkdir.rel), ModifiedByReviewer: res.ModifiedByReviewer})
+		}
+	}
+	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: absentHash, create: true, locked: r.rel}); cerr != nil {
+		return nil, cerr
+	}
+	h := contentHash(content)
+	after := e.runPostEdit(c, r.rel, h, "write")
+	if after != nil {
+		h = after.hash
+	}
+	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList(),
+		ModifiedByReviewer: res.ModifiedByReviewer})
+	res.Text = "File created successfully at: " + a.Path
+	if e.hashes && h != absentHash {
+		res.Hash = h
+		res.Text += " [hash:" + h + "]"
+	}
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
+	}
+	after.report(&res.Text, &res.PostEditOutcome)
+	return res, nil
+}
+
+// editorChange is the str_replace and insert commands: the new content is computed from the
+// file's bytes, announced with its diff and committed as edit_file commits.
+func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*schema.StrReplaceBasedEditToolResult, error) {
+	r, rule, rerr := e.resolveFor(c.tool, a.Path, accessWrite)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if err := e.wantRegular(c.tool, r); err != nil {
+		if err.Kind == kindNotFound {
+			err.Msg = fmt.Sprintf("The path %s does not exist. Create it with command create.", a.Path)
+		}
+		return nil, err
+	}
+	unlock := e.lockChange(r)
+	defer unlock()
+	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
+	if oerr != nil {
+		return nil, oerr
+	}
+	old, err := readAllSized(f, fi.Size())
+	f.Close()
+	if err != nil {
+		return nil, osError(c.tool, r.rel, r.spelling, err)
+	}
+	if hasNUL(old) {
+		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; %s only edits text files.", a.Path, c.tool)
+	}
+	current := contentHash(old)
+	var updated []byte
+	var firstLine, shownLines int // 1-based first changed line and how many lines the new text has
+	if a.Command == "str_replace" {
+		var ferr *Error
+		updated, firstLine, shownLines, ferr = strReplace(c.tool, r, a, old)
+		if ferr != nil {
+			return nil, ferr
+		}
+	} else {
+		text := a.InsertText
+		if text == nil {
+			text = a.NewStr
+		}
+		var ferr *Error
+		updated, ferr = insertAt(c.tool, r, old, *a.InsertLine, *text)
+		if ferr != nil {
+			return nil, ferr
+		}
+		firstLine, shownLines = *a.InsertLine+1, max(strings.Count(strings.TrimSuffix(*text, "\n"), "\n")+1, 1)
+	}
+	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
+	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
+	res.ModifiedByReviewer = c.reviewed()
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		ann, aerr := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
+		if aerr != nil {
+			return nil, aerr
+		}
+		switch {
+		case ann.cancelled:
+			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
+			return res, nil
+		case ann.redo != nil:
+			return nil, ann.redo
+		}
+		if ann.content != nil && *ann.content != string(updated) {
+			if strings.IndexByte(*ann.content, 0) >= 0 {
+				return nil, errorf(c.tool, r.rel, kindChangeRequestFailed,
+					"The reviewer's replacement content is binary (it has a NUL byte); %s only writes text. Nothing was changed.", c.tool)
+			}
+			updated = []byte(*ann.content)
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
+			res.ModifiedByReviewer = true
+			firstLine, shownLines = 1, 0
+		}
+	}
+	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: r.rel}); cerr != nil {
+		if cerr.Kind == kindStaleHash {
+			return nil, errChanged(c.tool, r)
+		}
+		return nil, cerr
+	}
+	h := contentHash(updated)
+	after := e.runPostEdit(c, r.rel, h, "edit")
+	if after != nil && after.changed {
+		h = after.hash
+		diff, truncated = textdiff.HeadersOnly(r.rel), true
+		if after.whole && h != absentHash {
+			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(after.content))
+		}
+	}
+	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),
+		Diff: diff, Truncated: truncated, Replacements: 1, ModifiedByReviewer: res.ModifiedByReviewer})
+	var b strings.Builder
+	fmt.Fprintf(&b, "The file %s has been edited. ", a.Path)
+	if shownLines > 0 {
+		fmt.Fprintf(&b, "Here's the result of running `cat -n` on a snippet of %s:\n", a.Path)
+		b.WriteString(snippet(updated, firstLine, shownLines))
+	} else {
+		b.WriteByte('\n')
+	}
+	b.WriteString("Review the changes and make sure they are as expected. Edit the file again if necessary.")
+	if e.hashes && h != absentHash {
+		res.Hash = h
+		b.WriteString(" [hash:" + h + "]")
+	}
+	res.Text = b.String()
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
+	}
+	after.report(&res.Text, &res.PostEditOutcome)
+	return res, nil
+}
+
+// strReplace replaces the one occurrence of old_str in content. It returns the new bytes, the
+// 1-based line where the replacement starts and the number of lines of new_str. No occurrence
+// is no_match, several are multiple_matches naming the lines they start on.
+func strReplace(op string, r *resolved, a *schema.StrReplaceBasedEditToolArgs, content []byte) ([]byte, int, int, *Error) {
+	oldStr, newStr := *a.OldStr, ""
+	if a.NewStr != nil {
+		newStr = *a.NewStr
+	}
+	if oldStr == "" {
+		return nil, 0, 0, errorf(op, r.rel, kindEmptyOldText, "old_str is empty; it must be the exact text to replace, and occur exactly once in %s.", a.Path)
+	}
+	old := []byte(oldStr)
+	n := bytes.Count(content, old)
+	if n == 0 && bytes.Contains(content, []byte("\r\n")) && strings.Contains(oldStr, "\n") && !strings.Contains(oldStr, "\r") {
+		// A CRLF file edited with "\n" line ends: the same lines, written back with the file's.
+		crlf := []byte(strings.ReplaceAll(oldStr, "\n", "\r\n"))
+		if m := bytes.Count(content, crlf); m > 0 {
+			old, n = crlf, m
+			newStr = strings.ReplaceAll(strings.ReplaceAll(newStr, "\r\n", "\n"), "\n", "\r\n")
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, 0, 0, errorf(op, r.rel, kindNoMatch, "No replacement was performed, old_str `%s` did not appear verbatim in %s.", clip(oldStr, 400), a.Path)
+	case n > 1:
+		var lines []string
+		rest, base := content, 0
+		for len(lines) < maxListedMatches {
+			i := bytes.Index(rest, old)
+			if i < 0 {
+				break
+			}
+			lines = append(lines, strconv.Itoa(bytes.Count(content[:base+i], []byte("\n"))+1))
+			base += i + len(old)
+			rest = content[base:]
+		}
+		where := strings.Join(lines, ", ")
+		if n > len(lines) {
+			where += ", ..."
+		}
+		return nil, 0, 0, errorf(op, r.rel, kindMultipleMatches,
+			"No replacement was performed. Multiple occurrences (%d) of old_str `%s` in lines %s. Please ensure it is unique: include more surrounding lines.", n, clip(oldStr, 400), where)
+	}
+	at := bytes.Index(content, old)
+	out := make([]byte, 0, len(content)-len(old)+len(newStr))
+	out = append(out, content[:at]...)
+	out = append(out, newStr...)
+	out = append(out, content[at+len(old):]...)
+	first := bytes.Count(content[:at], []byte("\n")) + 1
+	return out, first, strings.Count(newStr, "\n") + 1, nil
+}
+
+// insertAt inserts text after line n (0 for the top). The inserted text ends with the file's
+// line end unless it already ends with one; at the end of a file without a final newline the
+// text is put on a new line and the file still ends without one.
+func insertAt(op string, r *resolved, content []byte, n int, text string) ([]byte, *Error) {
+	f := splitFileLines(content)
+	total := len(f.text)
+	if n < 0 || n > total {
+		return nil, errorf(op, r.rel, kindInvalidArguments,
+			"Invalid insert_line %d: it should be within the range of lines of the file: [0, %d] (0 inserts at the top).", n, total)
+	}
+	if f.eol == "\r\n" {
+		text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n")
+	}
+	at := 0
+	for i := 0; i < n; i++ {
+		at += len(f.text[i]) + len(f.term[i])
+	}
+	out := make([]byte, 0, len(content)+len(text)+2)
+	out = append(out, content[:at]...)
+	if n == total && total > 0 && f.term[total-1] == "" {
+		out = append(out, f.eol...)
+		out = append(out, strings.TrimSuffix(text, f.eol)...)
+		return out, nil
+	}
+	out = append(out, text...)
+	if !strings.HasSuffix(text, "\n") {
+		out = append(out, f.eol...)
+	}
+	out = append(out, content[at:]...)
+	return out, nil
+}
+
+// snippet numbers the lines [first-snippetContext, first+count+snippetContext) of content.
+func snippet(content []byte, first, count int) string {
+	f := splitFileLines(content)
+	lo := max(first-1-snippetContext, 0)
+	hi := min(first-1+count+snippetContext, len(f.text))
+	var b strings.Builder
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(&b, "%6d\t%s\n", i+1, strings.ToValidUTF8(f.text[i], "\uFFFD"))
+	}
+	return b.String()
+}
+
+// clip cuts s to n characters for a message.
+func clip(s string, n int) string {
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n]) + "…"
+	}
+	return s
+}
