@@ -24,42 +24,20 @@ func Merge(base, over schema.Config) schema.Config {
 	setString(&out.Cwd, over.Cwd)
 	setSlice(&out.AllowedPatterns, over.AllowedPatterns)
 	setSlice(&out.Tools, over.Tools)
-	if over.DeniedPatterns != nil {
-		out.DeniedPatterns = over.DeniedPatterns
-	}
-	if over.ProtectedPatterns != nil {
-		out.ProtectedPatterns = over.ProtectedPatterns
-	}
+	setPtr(&out.DeniedPatterns, over.DeniedPatterns)
+	setPtr(&out.ProtectedPatterns, over.ProtectedPatterns)
 	for _, l := range schema.Limits {
-		if v := *l.Field(&over); v != nil {
-			*l.Field(&out) = v
-		}
+		setPtr(l.Field(&out), *l.Field(&over))
 	}
-	if over.ContentHashes != nil {
-		out.ContentHashes = over.ContentHashes
-	}
-	if over.IgnoreVCS != nil {
-		out.IgnoreVCS = over.IgnoreVCS
-	}
-	if over.AllowGitDirs != nil {
-		out.AllowGitDirs = over.AllowGitDirs
-	}
-	if over.ShowDotEntries != nil {
-		out.ShowDotEntries = over.ShowDotEntries
-	}
-	if over.PostEdit != nil {
-		out.PostEdit = over.PostEdit
-	}
-	if over.PostEditTimeout != nil {
-		out.PostEditTimeout = over.PostEditTimeout
-	}
-	if over.Mounts != nil {
-		out.Mounts = over.Mounts
-	}
+	setPtr(&out.ContentHashes, over.ContentHashes)
+	setPtr(&out.IgnoreVCS, over.IgnoreVCS)
+	setPtr(&out.AllowGitDirs, over.AllowGitDirs)
+	setPtr(&out.ShowDotEntries, over.ShowDotEntries)
+	setSlice(&out.PostEdit, over.PostEdit)
+	setPtr(&out.PostEditTimeout, over.PostEditTimeout)
+	setSlice(&out.Mounts, over.Mounts)
 	out.ReadOnly = base.ReadOnly || over.ReadOnly
-	if over.Permissions != nil {
-		out.Permissions = over.Permissions
-	}
+	setSlice(&out.Permissions, over.Permissions)
 	return out
 }
 
@@ -69,7 +47,13 @@ func setString(dst *string, src string) {
 	}
 }
 
-func setSlice(dst *[]string, src []string) {
+func setSlice[T any](dst *[]T, src []T) {
+	if src != nil {
+		*dst = src
+	}
+}
+
+func setPtr[T any](dst **T, src *T) {
 	if src != nil {
 		*dst = src
 	}
