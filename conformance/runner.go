@@ -562,14 +562,9 @@ func (r *runner) callStep(ctx context.Context, st *Step, label string) (skipped 
 		rootBefore, _ = Snapshot(r.fx.Root)
 	}
 	out, err := r.sess.Call(ctx, st.Call, args, r.answerFunc(st.Answers, label))
-	if err != nil {
-		r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Call, err)
-		return "", false
+	if skipped, ran := r.checkAnswer(label, st.Call, st, out, err, args); skipped != "" || !ran {
+		return skipped, ran
 	}
-	if out.Skipped != "" {
-		return out.Skipped, true
-	}
-	r.checkOutcome(label+": "+st.Call, st, out, args)
 	if rootBefore != nil {
 		if after, err := Snapshot(r.fx.Root); err == nil {
 			for _, d := range diffSnapshots(rootBefore, after) {
@@ -585,14 +580,21 @@ func (r *runner) callStep(ctx context.Context, st *Step, label string) (skipped 
 func (r *runner) methodStep(ctx context.Context, st *Step, label string) (skipped string, ran bool) {
 	rq, _ := r.sess.(requester)
 	out, err := rq.Request(ctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
+	return r.checkAnswer(label, st.Method, st, out, err, nil)
+}
+
+// checkAnswer checks what the target answered to the call or method name: a failure of the
+// target fails the step (ran false), a target that declined skips it, else the outcome is
+// checked against the step's expectations (sent: what was sent, for the leak check).
+func (r *runner) checkAnswer(label, name string, st *Step, out *Outcome, err error, sent any) (skipped string, ran bool) {
 	if err != nil {
-		r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Method, err)
+		r.failf(errorClass(err), nil, "%s: %s: %v", label, name, err)
 		return "", false
 	}
 	if out.Skipped != "" {
 		return out.Skipped, true
 	}
-	r.checkOutcome(label+": "+st.Method, st, out, nil)
+	r.checkOutcome(label+": "+name, st, out, sent)
 	return "", true
 }
 
