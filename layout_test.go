@@ -30,11 +30,16 @@ const module = "github.com/fsbox/fsbox"
 //     line framing, not each other);
 //  9. rpc/jsonl imports nothing of ours: it knows nothing of fsbox, tools or rpc's Conn, so that
 //     mcpserver may use it without reaching rpc (rule 8);
-// 10. engine/internal/confine (the kernel's confinement: Landlock rulesets, the hook launcher)
+//  10. engine/internal/confine (the kernel's confinement: Landlock rulesets, the hook launcher)
 //     imports nothing of ours: it knows directories and descriptors, not tools, policy or paths
 //     the model named, so what it allows is decided where the engine opened the root.
 //
 // Rule 11, that git tracks no build output, is tracked_test.go's.
+//
+//  12. engine/hostpolicy (how the layers of a configuration combine: Merge, and Narrow, by which a
+//     client may only narrow a host's fixed policy) imports schema only: it decides over
+//     configurations and opens nothing, so both front ends (server for fsbox serve, cmd/fsbox for
+//     fsbox mcp and call) share it without importing each other or the engine's internals.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -44,16 +49,17 @@ var importRules = []struct {
 	{"schema", nil},
 	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
-	{"engine/internal/confine", nil}, // rule 10
+	{"engine/internal/confine", nil},          // rule 10
+	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},
-	{"server", []string{"engine", "rpc", "schema", "conformance"}},
+	{"server", []string{"engine", "engine/hostpolicy", "rpc", "schema", "conformance"}},
 	{"mcpserver", []string{"engine", "schema", "rpc/jsonl"}},
 	{"codegen", nil},
 	{"sdks/go/fsboxclient", nil},
 	{"sdks", nil},
 	{"conformance/adapters/go", []string{"sdks/go/fsboxclient"}},
 	{"conformance", []string{"conformance/", "schema"}},
-	{"cmd/fsbox", []string{"server", "mcpserver", "engine", "schema", "codegen", "conformance"}},
+	{"cmd/fsbox", []string{"server", "mcpserver", "engine", "engine/hostpolicy", "schema", "codegen", "conformance"}},
 	{"examples", []string{"sdks/go/fsboxclient"}}, // a reader's copy of the README's Go quickstart
 	{"", nil}, // this file's package
 }

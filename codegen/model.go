@@ -386,20 +386,7 @@ func (p *parseState) typeRef(o *object, withDesc bool) (*TypeRef, error) {
 		return o.only(keys...)
 	}
 	if _, ok := o.vals["$ref"]; ok {
-		if err := allow("$ref"); err != nil {
-			return nil, err
-		}
-		target, err := o.reqString("$ref")
-		if err != nil {
-			return nil, err
-		}
-		name, ok := strings.CutPrefix(target, "#/$defs/")
-		if !ok || !typeNameRE.MatchString(name) {
-			return nil, fmt.Errorf("%s: $ref %q is not of the form #/$defs/<Name>", o.at("$ref"), target)
-		}
-		ref := &TypeRef{Kind: RefNamed}
-		p.pending = append(p.pending, pendingRef{ptr: o.at("$ref"), name: name, ref: ref})
-		return ref, nil
+		return p.namedRef(o, allow)
 	}
 	if _, ok := o.vals["type"]; !ok {
 		if err := allow(); err != nil {
@@ -413,24 +400,7 @@ func (p *parseState) typeRef(o *object, withDesc bool) (*TypeRef, error) {
 	}
 	switch typ {
 	case "string":
-		if _, ok := o.vals["contentEncoding"]; ok {
-			if err := allow("type", "contentEncoding"); err != nil {
-				return nil, err
-			}
-			enc, err := o.reqString("contentEncoding")
-			if err != nil {
-				return nil, err
-			}
-			if enc != "base64" {
-				return nil, fmt.Errorf("%s: contentEncoding %q is not supported (only base64)", o.at("contentEncoding"), enc)
-			}
-			return &TypeRef{Kind: RefBytes}, nil
-		}
-		if err := allow("type", "enum"); err != nil {
-			return nil, err
-		}
-		enum, err := o.enum("enum")
-		return &TypeRef{Kind: RefString, Enum: enum}, err
+		return stringRef(o, allow)
 	case "boolean":
 		return &TypeRef{Kind: RefBoolean}, allow("type")
 	case "integer", "number":
@@ -444,48 +414,106 @@ func (p *parseState) typeRef(o *object, withDesc bool) (*TypeRef, error) {
 		ref.Minimum, err = o.optNumber("minimum", typ == "integer")
 		return ref, err
 	case "array":
-		if err := allow("type", "items", "minItems"); err != nil {
-			return nil, err
-		}
-		items, err := o.reqObject("items")
-		if err != nil {
-			return nil, err
-		}
-		elem, err := p.typeRef(items, false)
-		if err != nil {
-			return nil, err
-		}
-		ref := &TypeRef{Kind: RefArray, Elem: elem}
-		min, err := o.optNumber("minItems", true)
-		if min != nil {
-			if *min < 0 {
-				return nil, fmt.Errorf("%s: minItems must not be negative", o.at("minItems"))
-			}
-			n := int(*min)
-			ref.MinItems = &n
-		}
-		return ref, err
+		return p.arrayRef(o, allow)
 	case "object":
-		if _, ok := o.vals["properties"]; ok {
-			return nil, fmt.Errorf("%s: inline object types are not supported; give the type a $defs entry and $ref it", o.at("properties"))
-		}
-		if err := allow("type", "additionalProperties"); err != nil {
-			return nil, err
-		}
-		ref := &TypeRef{Kind: RefMap, Elem: &TypeRef{Kind: RefAny}}
-		raw, ok := o.vals["additionalProperties"]
-		if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("true")) {
-			return ref, nil
-		}
-		values, err := o.reqObject("additionalProperties")
-		if err != nil {
-			return nil, fmt.Errorf("%w (a map's additionalProperties is true or a schema)", err)
-		}
-		ref.Elem, err = p.typeRef(values, false)
-		return ref, err
+		return p.mapRef(o, allow)
 	default:
 		return nil, fmt.Errorf("%s: type %q is not supported", o.at("type"), typ)
 	}
+}
+
+// allowFunc refuses a schema with keys other than the ones named (and its description where
+// typeRef takes one).
+type allowFunc func(keys ...string) error
+
+// namedRef reads a {"$ref": "#/$defs/Name"}; the name is resolved once every definition is read
+// (p.pending).
+func (p *parseState) namedRef(o *object, allow allowFunc) (*TypeRef, error) {
+	if err := allow("$ref"); err != nil {
+		return nil, err
+	}
+	target, err := o.reqString("$ref")
+	if err != nil {
+		return nil, err
+	}
+	name, ok := strings.CutPrefix(target, "#/$defs/")
+	if !ok || !typeNameRE.MatchString(name) {
+		return nil, fmt.Errorf("%s: $ref %q is not of the form #/$defs/<Name>", o.at("$ref"), target)
+	}
+	ref := &TypeRef{Kind: RefNamed}
+	p.pending = append(p.pending, pendingRef{ptr: o.at("$ref"), name: name, ref: ref})
+	return ref, nil
+}
+
+// stringRef reads a string schema: bytes when it has contentEncoding (base64 only), else a
+// string, possibly with an enum.
+func stringRef(o *object, allow allowFunc) (*TypeRef, error) {
+	if _, ok := o.vals["contentEncoding"]; ok {
+		if err := allow("type", "contentEncoding"); err != nil {
+			return nil, err
+		}
+		enc, err := o.reqString("contentEncoding")
+		if err != nil {
+			return nil, err
+		}
+		if enc != "base64" {
+			return nil, fmt.Errorf("%s: contentEncoding %q is not supported (only base64)", o.at("contentEncoding"), enc)
+		}
+		return &TypeRef{Kind: RefBytes}, nil
+	}
+	if err := allow("type", "enum"); err != nil {
+		return nil, err
+	}
+	enum, err := o.enum("enum")
+	return &TypeRef{Kind: RefString, Enum: enum}, err
+}
+
+// arrayRef reads an array schema: its items and its minItems, which must not be negative.
+func (p *parseState) arrayRef(o *object, allow allowFunc) (*TypeRef, error) {
+	if err := allow("type", "items", "minItems"); err != nil {
+		return nil, err
+	}
+	items, err := o.reqObject("items")
+	if err != nil {
+		return nil, err
+	}
+	elem, err := p.typeRef(items, false)
+	if err != nil {
+		return nil, err
+	}
+	ref := &TypeRef{Kind: RefArray, Elem: elem}
+	min, err := o.optNumber("minItems", true)
+	if min != nil {
+		if *min < 0 {
+			return nil, fmt.Errorf("%s: minItems must not be negative", o.at("minItems"))
+		}
+		n := int(*min)
+		ref.MinItems = &n
+	}
+	return ref, err
+}
+
+// mapRef reads an object schema without properties: a map whose values are any value
+// (additionalProperties absent or true) or of one schema. An object with properties must be a
+// $defs entry of its own.
+func (p *parseState) mapRef(o *object, allow allowFunc) (*TypeRef, error) {
+	if _, ok := o.vals["properties"]; ok {
+		return nil, fmt.Errorf("%s: inline object types are not supported; give the type a $defs entry and $ref it", o.at("properties"))
+	}
+	if err := allow("type", "additionalProperties"); err != nil {
+		return nil, err
+	}
+	ref := &TypeRef{Kind: RefMap, Elem: &TypeRef{Kind: RefAny}}
+	raw, ok := o.vals["additionalProperties"]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("true")) {
+		return ref, nil
+	}
+	values, err := o.reqObject("additionalProperties")
+	if err != nil {
+		return nil, fmt.Errorf("%w (a map's additionalProperties is true or a schema)", err)
+	}
+	ref.Elem, err = p.typeRef(values, false)
+	return ref, err
 }
 
 // manifest parses x-fsbox.

@@ -75,14 +75,8 @@ var pyModuleNames = map[string]bool{
 func init() { Register("python", emitPython) }
 
 func emitPython(m *Model) ([]File, error) {
-	if err := pyCheck(m); err != nil {
-		return nil, err
-	}
-	return []File{
-		{Path: pyTypesPath, Data: pyTypes(m)},
-		{Path: pyClientPath, Data: pyClient(m)},
-		{Path: pyDispatchPath, Data: pyDispatch(m)},
-	}, nil
+	return emitText(m, pyCheck,
+		textFile{pyTypesPath, pyTypes}, textFile{pyClientPath, pyClient}, textFile{pyDispatchPath, pyDispatch})
 }
 
 // pyCheck refuses what has no faithful Python rendering, naming the schema element.
@@ -129,15 +123,12 @@ func pyIdent(wire string) string {
 }
 
 // pyWriter accumulates Python source, four spaces per indentation level.
-type pyWriter struct{ b bytes.Buffer }
+type pyWriter struct{ srcWriter }
 
-func (w *pyWriter) line(indent int, s string) {
-	if s != "" {
-		w.b.WriteString(strings.Repeat("    ", indent))
-		w.b.WriteString(s)
-	}
-	w.b.WriteByte('\n')
-}
+func newPyWriter(m *Model) *pyWriter { return &pyWriter{newSrcWriter(m, "    ", "#")} }
+
+// line writes s at indent; an empty s is an empty line.
+func (w *pyWriter) line(indent int, s string) { w.put(indent, s) }
 
 func (w *pyWriter) linef(indent int, format string, args ...any) {
 	w.line(indent, fmt.Sprintf(format, args...))
@@ -280,11 +271,7 @@ func pyOptional(ann string) string {
 }
 
 func pyLiteral(values []string) string {
-	quoted := make([]string, len(values))
-	for i, v := range values {
-		quoted[i] = pyStr(v)
-	}
-	return "Literal[" + strings.Join(quoted, ", ") + "]"
+	return "Literal[" + strings.Join(quoteAll(values, pyStr), ", ") + "]"
 }
 
 // pyDecoder is the expression of the converter from a decoded JSON value to r's Python type.
@@ -354,8 +341,7 @@ func pyIsPlain(r *TypeRef) bool {
 }
 
 func pyTypes(m *Model) []byte {
-	w := &pyWriter{}
-	w.b.WriteString(Header("#", m))
+	w := newPyWriter(m)
 	w.docLines(0, []string{
 		"Wire types of the fsbox protocol, one dataclass per type of the schema bundle.",
 		"",
@@ -395,20 +381,12 @@ func pyTypes(m *Model) []byte {
 	pyErrorTables(w, m)
 	w.line(0, "")
 	w.line(0, "")
-	w.line(0, "__all__ = [")
-	for _, name := range pyExports(m) {
-		w.linef(1, "%s,", pyStr(name))
-	}
-	w.line(0, "]")
+	w.block(0, "__all__ = [", listItems(quoteAll(pyExports(m), pyStr)), "]")
 	return w.b.Bytes()
 }
 
 func pyEnum(w *pyWriter, t *Type) {
-	w.linef(0, "%s = Literal[", t.Name)
-	for _, v := range t.Enum {
-		w.linef(1, "%s,", pyStr(v))
-	}
-	w.line(0, "]")
+	w.block(0, t.Name+" = Literal[", listItems(quoteAll(t.Enum, pyStr)), "]")
 	if t.Description != "" {
 		w.doc(0, t.Description)
 	}
@@ -503,19 +481,13 @@ func pyEventTable(w *pyWriter, m *Model) {
 	if len(events) == 0 {
 		w.line(0, "Event = Any")
 	} else {
-		w.line(0, "Event = Union[")
-		for _, e := range events {
-			w.linef(1, "%s,", e.Type.Name)
-		}
-		w.line(0, "]")
+		w.block(0, "Event = Union[", rows(events, func(e *Event) string { return e.Type.Name + "," }), "]")
 	}
 	w.line(0, `"""The params of an event notification: one class per kind."""`)
 	w.line(0, "")
-	w.line(0, "EVENT_TYPES: dict[str, Callable[[Mapping[str, Any]], Event]] = {")
-	for _, e := range events {
-		w.linef(1, "%s: %s.from_wire,", pyStr(e.Kind), e.Type.Name)
-	}
-	w.line(0, "}")
+	w.block(0, "EVENT_TYPES: dict[str, Callable[[Mapping[str, Any]], Event]] = {", rows(events, func(e *Event) string {
+		return fmt.Sprintf("%s: %s.from_wire,", pyStr(e.Kind), e.Type.Name)
+	}), "}")
 	w.line(0, `"""Decoder of each event kind."""`)
 	w.line(0, "")
 	w.line(0, "")
@@ -543,11 +515,9 @@ func pyToolTable(w *pyWriter, m *Model) {
 	}
 	w.line(0, `"""The result of some tool; every one has text, what the model should see."""`)
 	w.line(0, "")
-	w.line(0, "TOOL_RESULTS: dict[str, Callable[[Mapping[str, Any]], ToolResult]] = {")
-	for _, t := range m.Tools {
-		w.linef(1, "%s: %s.from_wire,", pyStr(t.Name), t.Result.Name)
-	}
-	w.line(0, "}")
+	w.block(0, "TOOL_RESULTS: dict[str, Callable[[Mapping[str, Any]], ToolResult]] = {", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("%s: %s.from_wire,", pyStr(t.Name), t.Result.Name)
+	}), "}")
 	w.line(0, `"""Decoder of each tool's result, by tool name."""`)
 	pyNames := func(name, doc string, keep func(*Tool) bool) {
 		w.line(0, "")
@@ -596,11 +566,7 @@ func pyErrorTables(w *pyWriter, m *Model) {
 	w.line(0, "}")
 	w.line(0, `"""Every error kind of the protocol; clients compare kinds, never messages."""`)
 	w.line(0, "")
-	w.line(0, "ERROR_CODES: dict[str, int] = {")
-	for _, name := range m.SortedErrorCodes() {
-		w.linef(1, "%s: %d,", pyStr(name), m.ErrorCodes[name])
-	}
-	w.line(0, "}")
+	w.block(0, "ERROR_CODES: dict[str, int] = {", errorCodeRows(m, pyStr), "}")
 	w.line(0, `"""JSON-RPC error codes by name."""`)
 }
 
@@ -644,17 +610,11 @@ func pyToolImports(m *Model) []string {
 			walk(f.Type)
 		}
 	}
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return sortedKeys(set)
 }
 
 func pyClient(m *Model) []byte {
-	w := &pyWriter{}
-	w.b.WriteString(Header("#", m))
+	w := newPyWriter(m)
 	w.line(0, `"""The tool methods of Client and AsyncClient, one per tool of the schema bundle."""`)
 	w.line(0, "")
 	w.line(0, "from __future__ import annotations")
@@ -663,11 +623,7 @@ func pyClient(m *Model) []byte {
 	w.line(0, "from typing import Any, TypeVar")
 	if names := pyToolImports(m); len(names) > 0 {
 		w.line(0, "")
-		w.line(0, "from ._types_gen import (")
-		for _, n := range names {
-			w.linef(1, "%s,", n)
-		}
-		w.line(0, ")")
+		w.block(0, "from ._types_gen import (", listItems(names), ")")
 	}
 	w.line(0, "")
 	w.line(0, `_T = TypeVar("_T")`)
@@ -773,8 +729,7 @@ func pyToolMethod(w *pyWriter, t *Tool, async bool) {
 }
 
 func pyDispatch(m *Model) []byte {
-	w := &pyWriter{}
-	w.b.WriteString(Header("#", m))
+	w := newPyWriter(m)
 	w.docLines(0, []string{
 		"The conformance adapter's dispatch table: tool name to typed SDK method.",
 		"",
@@ -812,11 +767,9 @@ func pyDispatch(m *Model) []byte {
 	}
 	w.line(0, "")
 	w.line(0, "")
-	w.line(0, "DISPATCH: dict[str, Callable[[fsbox.Client, _Object], _Object | None]] = {")
-	for _, t := range m.Tools {
-		w.linef(1, "%s: _%s,", pyStr(t.Name), t.Name)
-	}
-	w.line(0, "}")
+	w.block(0, "DISPATCH: dict[str, Callable[[fsbox.Client, _Object], _Object | None]] = {", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("%s: _%s,", pyStr(t.Name), t.Name)
+	}), "}")
 	w.line(0, `"""Typed handler of each tool, by name."""`)
 	return w.b.Bytes()
 }

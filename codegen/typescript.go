@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"sort"
+
 	"strconv"
 	"strings"
 )
@@ -49,14 +49,8 @@ var tsEmittedNames = []string{
 func init() { Register("typescript", emitTypeScript) }
 
 func emitTypeScript(m *Model) ([]File, error) {
-	if err := tsCheckNames(m); err != nil {
-		return nil, err
-	}
-	return []File{
-		{Path: tsTypesPath, Data: tsTypes(m)},
-		{Path: tsClientPath, Data: tsClient(m)},
-		{Path: tsDispatchPath, Data: tsDispatch(m)},
-	}, nil
+	return emitText(m, tsCheckNames,
+		textFile{tsTypesPath, tsTypes}, textFile{tsClientPath, tsClient}, textFile{tsDispatchPath, tsDispatch})
 }
 
 // tsCheckNames refuses schemas whose names would collide in the generated TypeScript.
@@ -85,17 +79,18 @@ func tsCheckNames(m *Model) error {
 	return nil
 }
 
-// tsWriter accumulates one TypeScript file.
-type tsWriter struct{ b bytes.Buffer }
+// tsWriter accumulates one TypeScript file, two spaces per indentation level.
+type tsWriter struct{ srcWriter }
 
+func newTSWriter(m *Model) *tsWriter { return &tsWriter{newSrcWriter(m, "  ", "//")} }
+
+// line writes format with args at indent; an empty format is an empty line.
 func (w *tsWriter) line(indent int, format string, args ...any) {
 	if format == "" {
-		w.b.WriteByte('\n')
+		w.put(0, "")
 		return
 	}
-	w.b.WriteString(strings.Repeat("  ", indent))
-	fmt.Fprintf(&w.b, format, args...)
-	w.b.WriteByte('\n')
+	w.put(indent, fmt.Sprintf(format, args...))
 }
 
 // comment writes text as // lines followed by a blank line; nothing when text is empty.
@@ -183,11 +178,7 @@ func tsCamel(snake string) string {
 
 // tsUnion renders string literals as a union type.
 func tsUnion(values []string) string {
-	quoted := make([]string, len(values))
-	for i, v := range values {
-		quoted[i] = tsString(v)
-	}
-	return strings.Join(quoted, " | ")
+	return strings.Join(quoteAll(values, tsString), " | ")
 }
 
 // tsRef renders the TypeScript type of a field, array element or map value.
@@ -236,8 +227,7 @@ func tsConstraints(f *Field) string {
 }
 
 func tsTypes(m *Model) []byte {
-	w := &tsWriter{}
-	w.b.WriteString(Header("//", m))
+	w := newTSWriter(m)
 	w.line(0, "")
 	w.comment(0, m.Description)
 	w.doc(0, "The protocol version of the schema these types were generated from.")
@@ -265,11 +255,7 @@ func tsTypes(m *Model) []byte {
 func tsType(w *tsWriter, t *Type) {
 	w.doc(0, t.Description)
 	if t.IsEnum() {
-		quoted := make([]string, len(t.Enum))
-		for i, v := range t.Enum {
-			quoted[i] = tsString(v)
-		}
-		w.union(t.Name, quoted)
+		w.union(t.Name, quoteAll(t.Enum, tsString))
 		return
 	}
 	if len(t.Fields) == 0 {
@@ -336,27 +322,19 @@ func tsErrorTables(w *tsWriter, m *Model) {
 	w.line(0, "};")
 	w.line(0, "")
 	w.doc(0, "The JSON-RPC error codes of the protocol, by name.")
-	w.line(0, "export const ERROR_CODES = {")
-	for _, name := range m.SortedErrorCodes() {
-		w.line(1, "%s: %d,", tsKey(name), m.ErrorCodes[name])
-	}
-	w.line(0, "} as const;")
+	w.block(0, "export const ERROR_CODES = {", errorCodeRows(m, tsKey), "} as const;")
 }
 
 func tsToolTables(w *tsWriter, m *Model) {
 	w.doc(0, "The arguments of each tool, by tool name.")
-	w.line(0, "export interface ToolArguments {")
-	for _, t := range m.Tools {
-		w.line(1, "%s: %s;", tsKey(t.Name), t.Args.Name)
-	}
-	w.line(0, "}")
+	w.block(0, "export interface ToolArguments {", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("%s: %s;", tsKey(t.Name), t.Args.Name)
+	}), "}")
 	w.line(0, "")
 	w.doc(0, "The result of each tool, by tool name.")
-	w.line(0, "export interface ToolResults {")
-	for _, t := range m.Tools {
-		w.line(1, "%s: %s;", tsKey(t.Name), t.Result.Name)
-	}
-	w.line(0, "}")
+	w.block(0, "export interface ToolResults {", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("%s: %s;", tsKey(t.Name), t.Result.Name)
+	}), "}")
 	w.line(0, "")
 	w.doc(0, "The name of a tool this SDK knows.")
 	w.line(0, "export type ToolName = keyof ToolArguments;")
@@ -374,11 +352,9 @@ func tsToolTables(w *tsWriter, m *Model) {
 	w.line(0, "}")
 	w.line(0, "")
 	w.doc(0, "Every tool of the schema, in its order.")
-	w.line(0, "export const TOOLS: readonly ToolInfo[] = [")
-	for _, t := range m.Tools {
-		w.line(1, "{ name: %s, default: %t, read_only: %t },", tsString(t.Name), t.Default, t.ReadOnly)
-	}
-	w.line(0, "];")
+	w.block(0, "export const TOOLS: readonly ToolInfo[] = [", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("{ name: %s, default: %t, read_only: %t },", tsString(t.Name), t.Default, t.ReadOnly)
+	}), "];")
 }
 
 // tsBytesTables writes where base64 fields sit, for the client to turn them into Uint8Array: JSON
@@ -429,11 +405,9 @@ func tsBytesTables(w *tsWriter, m *Model) {
 	w.line(0, "};")
 	w.line(0, "")
 	w.doc(0, "The result type of each tool, by tool name, as BYTES_FIELDS names it.")
-	w.line(0, "export const TOOL_RESULT_TYPES: Readonly<Record<ToolName, string>> = {")
-	for _, t := range m.Tools {
-		w.line(1, "%s: %s,", tsKey(t.Name), tsString(t.Result.Name))
-	}
-	w.line(0, "};")
+	w.block(0, "export const TOOL_RESULT_TYPES: Readonly<Record<ToolName, string>> = {", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("%s: %s,", tsKey(t.Name), tsString(t.Result.Name))
+	}), "};")
 }
 
 // tsMethodTables writes one interface per direction and kind of message, mapping the method name to
@@ -502,15 +476,10 @@ func tsRequiresArgs(t *Type) bool {
 }
 
 func tsClient(m *Model) []byte {
-	w := &tsWriter{}
-	w.b.WriteString(Header("//", m))
+	w := newTSWriter(m)
 	w.line(0, "")
 	w.line(0, "import type { CallOptions } from \"./transport.js\";")
-	w.line(0, "import type {")
-	for _, n := range tsToolTypeNames(m) {
-		w.line(1, "%s,", n)
-	}
-	w.line(0, "} from \"./types.gen.js\";")
+	w.block(0, "import type {", listItems(tsToolTypeNames(m)), "} from \"./types.gen.js\";")
 	w.line(0, "")
 	w.doc(0, "GeneratedClient has a typed method per tool of the schema; Client supplies callTool.")
 	w.line(0, "export abstract class GeneratedClient {")
@@ -545,38 +514,22 @@ func tsToolTypeNames(m *Model) []string {
 	return sortedKeys(seen)
 }
 
-func sortedKeys(set map[string]bool) []string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func tsDispatch(m *Model) []byte {
-	w := &tsWriter{}
-	w.b.WriteString(Header("//", m))
+	w := newTSWriter(m)
 	w.line(0, "")
-	w.line(0, "import type {")
 	names := map[string]bool{"Client": true}
 	for _, t := range m.Tools {
 		names[t.Args.Name] = true
 	}
-	for _, n := range sortedKeys(names) {
-		w.line(1, "%s,", n)
-	}
-	w.line(0, "} from %s;", tsString(tsRelImport(tsDispatchPath, tsSDKEntry)))
+	w.block(0, "import type {", listItems(sortedKeys(names)), "} from "+tsString(tsRelImport(tsDispatchPath, tsSDKEntry))+";")
 	w.line(0, "")
 	w.doc(0, "Dispatch calls one tool through the SDK's typed method; args is the wire arguments object.")
 	w.line(0, "export type Dispatch = (client: Client, args: Record<string, unknown>) => Promise<object>;")
 	w.line(0, "")
 	w.doc(0, "DISPATCH maps every tool of the schema to its typed method.")
-	w.line(0, "export const DISPATCH: Readonly<Record<string, Dispatch>> = {")
-	for _, t := range m.Tools {
-		w.line(1, "%s: (client, args) => client.%s(args as unknown as %s),", tsKey(t.Name), tsCamel(t.Name), t.Args.Name)
-	}
-	w.line(0, "};")
+	w.block(0, "export const DISPATCH: Readonly<Record<string, Dispatch>> = {", rows(m.Tools, func(t *Tool) string {
+		return fmt.Sprintf("%s: (client, args) => client.%s(args as unknown as %s),", tsKey(t.Name), tsCamel(t.Name), t.Args.Name)
+	}), "};")
 	return w.b.Bytes()
 }
 

@@ -112,162 +112,220 @@ func isAbsent(v any) bool {
 	return ok && b && len(w) == 1
 }
 
+// matchOps applies the matchers of w (an object of matcher keys only, see isMatcher) to got, in
+// key order; each family of matchers is one function below.
 func (m *matcher) matchOps(w map[string]any, got any, at string) []string {
 	var bad []string
-	fail := func(format string, args ...any) { bad = append(bad, at+": "+fmt.Sprintf(format, args...)) }
-	str, isStr := got.(string)
 	for _, k := range sortedKeys(w) {
 		arg := w[k]
+		var f fails
 		switch k {
-		case "$regex":
-			re, err := regexp.Compile(asString(arg))
-			if err != nil {
-				fail("bad $regex in vector: %v", err)
-			} else if !isStr || !re.MatchString(str) {
-				fail("got %s, want a match for /%s/", show(got), asString(arg))
-			}
-		case "$contains", "$not_contains":
-			for _, s := range asStrings(arg) {
-				s = m.fx.Expand(s)
-				has := isStr && strings.Contains(str, s)
-				if k == "$contains" && !has {
-					fail("got %s, want it to contain %q", show(got), s)
-				}
-				if k == "$not_contains" && (has || !isStr) {
-					fail("got %s, want it not to contain %q", show(got), s)
-				}
-			}
-		case "$starts_with":
-			if s := m.fx.Expand(asString(arg)); !isStr || !strings.HasPrefix(str, s) {
-				fail("got %s, want it to start with %q", show(got), s)
-			}
-		case "$ends_with":
-			if s := m.fx.Expand(asString(arg)); !isStr || !strings.HasSuffix(str, s) {
-				fail("got %s, want it to end with %q", show(got), s)
-			}
-		case "$absent":
-			fail("got %s, want absent", show(got))
-		case "$any":
-		case "$capture":
-			name := asString(arg)
-			if prev, ok := m.vars[name]; ok && !reflect.DeepEqual(normalize(prev), normalize(got)) {
-				fail("got %s, want the value captured earlier as %s (%s)", show(got), name, show(prev))
-			}
-			m.vars[name] = got
-		case "$ref":
-			name := asString(arg)
-			prev, ok := m.vars[name]
-			if !ok {
-				fail("$ref %s: nothing captured under that name", name)
-			} else if !reflect.DeepEqual(normalize(prev), normalize(got)) {
-				fail("got %s, want the value captured as %s (%s)", show(got), name, show(prev))
-			}
-		case "$hash_of":
-			c, err := contentOf(arg)
-			if err != nil {
-				fail("bad $hash_of in vector: %v", err)
-				break
-			}
-			b, _ := c.Bytes()
-			if h := hash12(b); !isStr || str != h {
-				fail("got %s, want hash %s", show(got), h)
-			}
-		case "$content":
-			c, err := contentOf(arg)
-			if err != nil {
-				fail("bad $content in vector: %v", err)
-				break
-			}
-			b, _ := c.Bytes()
-			if !isStr || str != string(b) {
-				fail("got %s, want %s", show(got), quoteShort(b))
-			}
+		case "$regex", "$contains", "$not_contains", "$starts_with", "$ends_with":
+			f = m.matchText(k, arg, got)
+		case "$capture", "$ref":
+			f = m.matchCaptured(k, arg, got)
+		case "$hash_of", "$content", "$diff_applies":
+			f = matchContent(k, arg, got)
 		case "$len", "$max_len":
-			n, _ := arg.(json.Number).Int64()
-			l := -1
-			switch g := got.(type) {
-			case string:
-				l = utf8.RuneCountInString(g)
-			case []any:
-				l = len(g)
-			case map[string]any:
-				l = len(g)
-			}
-			if k == "$len" && l != int(n) {
-				fail("got length %d (%s), want %d", l, show(got), n)
-			}
-			if k == "$max_len" && (l < 0 || l > int(n)) {
-				fail("got length %d, want at most %d", l, n)
-			}
+			f = matchLength(k, arg, got)
+		case "$in", "$not", "$has", "$lacks":
+			f = m.matchAlternatives(k, arg, got, at)
 		case "$unordered":
 			bad = append(bad, m.unordered(arg.([]any), got, at)...)
 		case "$exact":
 			if !reflect.DeepEqual(normalize(m.fx.ExpandAll(arg)), normalize(got)) {
-				fail("got %s, want exactly %s", show(got), show(arg))
+				f.add("got %s, want exactly %s", show(got), show(arg))
 			}
-		case "$in":
-			ok := false
-			for _, alt := range arg.([]any) {
-				if len(m.try(alt, got, at)) == 0 {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				fail("got %s, want one of %s", show(got), show(arg))
-			}
-		case "$not":
-			if len(m.try(arg, got, at)) == 0 {
-				fail("got %s, which matches %s; want it not to", show(got), show(arg))
-			}
-		case "$has", "$lacks":
-			g, ok := got.([]any)
-			if !ok {
-				fail("got %s, want an array", show(got))
-				break
-			}
-			found := false
-			for _, e := range g {
-				if len(m.try(arg, e, at)) == 0 {
-					found = true
-					break
-				}
-			}
-			if k == "$has" && !found {
-				fail("got %s, want an element matching %s", show(got), show(arg))
-			}
-			if k == "$lacks" && found {
-				fail("got %s, want no element matching %s", show(got), show(arg))
-			}
-		case "$diff_applies":
-			spec, _ := arg.(map[string]any)
-			bc, err1 := contentOf(spec["before"])
-			ac, err2 := contentOf(spec["after"])
-			if err1 != nil || err2 != nil || !isStr {
-				fail("got %s; $diff_applies needs a string and before/after contents", show(got))
-				break
-			}
-			before, _ := bc.Bytes()
-			after, _ := ac.Bytes()
-			res, err := applyUnifiedDiff(string(before), str)
-			if err != nil {
-				fail("diff does not apply: %v\n%s", err, str)
-			} else if res != string(after) {
-				fail("diff applied to the old content gives %s, want %s", quoteShort([]byte(res)), quoteShort(after))
-			} else if res, ran, err := gitApply(string(before), str); ran && err != nil {
-				fail("%v\n%s", err, str)
-			} else if ran && res != string(after) {
-				fail("git apply of the diff gives %s, want %s", quoteShort([]byte(res)), quoteShort(after))
-			}
+		case "$absent":
+			f.add("got %s, want absent", show(got))
+		case "$any":
 		case "$no_host_path":
 			if leaks := m.fx.leaks(got, nil); len(leaks) > 0 {
-				fail("reveals a host path: %s", leaks[0])
+				f.add("reveals a host path: %s", leaks[0])
 			}
 		default:
-			fail("unknown matcher %s in vector", k)
+			f.add("unknown matcher %s in vector", k)
+		}
+		for _, msg := range f {
+			bad = append(bad, at+": "+msg)
 		}
 	}
 	return bad
+}
+
+// fails collects one matcher's mismatches, without the location matchOps puts before each.
+type fails []string
+
+func (f *fails) add(format string, args ...any) { *f = append(*f, fmt.Sprintf(format, args...)) }
+
+// matchText applies the string matchers: $regex, $contains, $not_contains, $starts_with,
+// $ends_with. A value that is not a string fails every one of them.
+func (m *matcher) matchText(k string, arg, got any) fails {
+	var f fails
+	str, isStr := got.(string)
+	switch k {
+	case "$regex":
+		re, err := regexp.Compile(asString(arg))
+		if err != nil {
+			f.add("bad $regex in vector: %v", err)
+		} else if !isStr || !re.MatchString(str) {
+			f.add("got %s, want a match for /%s/", show(got), asString(arg))
+		}
+	case "$contains", "$not_contains":
+		for _, s := range asStrings(arg) {
+			s = m.fx.Expand(s)
+			has := isStr && strings.Contains(str, s)
+			if k == "$contains" && !has {
+				f.add("got %s, want it to contain %q", show(got), s)
+			}
+			if k == "$not_contains" && (has || !isStr) {
+				f.add("got %s, want it not to contain %q", show(got), s)
+			}
+		}
+	case "$starts_with":
+		if s := m.fx.Expand(asString(arg)); !isStr || !strings.HasPrefix(str, s) {
+			f.add("got %s, want it to start with %q", show(got), s)
+		}
+	case "$ends_with":
+		if s := m.fx.Expand(asString(arg)); !isStr || !strings.HasSuffix(str, s) {
+			f.add("got %s, want it to end with %q", show(got), s)
+		}
+	}
+	return f
+}
+
+// matchCaptured applies $capture (remember got under a name; a second capture under the same
+// name must see the same value) and $ref (got must equal what was captured).
+func (m *matcher) matchCaptured(k string, arg, got any) fails {
+	var f fails
+	name := asString(arg)
+	prev, ok := m.vars[name]
+	switch k {
+	case "$capture":
+		if ok && !reflect.DeepEqual(normalize(prev), normalize(got)) {
+			f.add("got %s, want the value captured earlier as %s (%s)", show(got), name, show(prev))
+		}
+		m.vars[name] = got
+	case "$ref":
+		if !ok {
+			f.add("$ref %s: nothing captured under that name", name)
+		} else if !reflect.DeepEqual(normalize(prev), normalize(got)) {
+			f.add("got %s, want the value captured as %s (%s)", show(got), name, show(prev))
+		}
+	}
+	return f
+}
+
+// matchContent applies the matchers that compare got with a file content spec: $hash_of (its
+// hash), $content (its text) and $diff_applies (got is a unified diff taking before to after,
+// by our applier and, where git is installed, by git apply).
+func matchContent(k string, arg, got any) fails {
+	var f fails
+	str, isStr := got.(string)
+	switch k {
+	case "$hash_of", "$content":
+		c, err := contentOf(arg)
+		if err != nil {
+			f.add("bad %s in vector: %v", k, err)
+			break
+		}
+		b, _ := c.Bytes()
+		if k == "$hash_of" {
+			if h := hash12(b); !isStr || str != h {
+				f.add("got %s, want hash %s", show(got), h)
+			}
+		} else if !isStr || str != string(b) {
+			f.add("got %s, want %s", show(got), quoteShort(b))
+		}
+	case "$diff_applies":
+		spec, _ := arg.(map[string]any)
+		bc, err1 := contentOf(spec["before"])
+		ac, err2 := contentOf(spec["after"])
+		if err1 != nil || err2 != nil || !isStr {
+			f.add("got %s; $diff_applies needs a string and before/after contents", show(got))
+			break
+		}
+		before, _ := bc.Bytes()
+		after, _ := ac.Bytes()
+		res, err := applyUnifiedDiff(string(before), str)
+		if err != nil {
+			f.add("diff does not apply: %v\n%s", err, str)
+		} else if res != string(after) {
+			f.add("diff applied to the old content gives %s, want %s", quoteShort([]byte(res)), quoteShort(after))
+		} else if res, ran, err := gitApply(string(before), str); ran && err != nil {
+			f.add("%v\n%s", err, str)
+		} else if ran && res != string(after) {
+			f.add("git apply of the diff gives %s, want %s", quoteShort([]byte(res)), quoteShort(after))
+		}
+	}
+	return f
+}
+
+// matchLength applies $len and $max_len: the length of a string (in characters), an array or an
+// object; anything else has none.
+func matchLength(k string, arg, got any) fails {
+	var f fails
+	n, _ := arg.(json.Number).Int64()
+	l := -1
+	switch g := got.(type) {
+	case string:
+		l = utf8.RuneCountInString(g)
+	case []any:
+		l = len(g)
+	case map[string]any:
+		l = len(g)
+	}
+	if k == "$len" && l != int(n) {
+		f.add("got length %d (%s), want %d", l, show(got), n)
+	}
+	if k == "$max_len" && (l < 0 || l > int(n)) {
+		f.add("got length %d, want at most %d", l, n)
+	}
+	return f
+}
+
+// matchAlternatives applies the matchers that try a pattern without committing to it: $in (one
+// of several), $not, and $has and $lacks (some element, or none, of an array). Captures made by
+// a failed try are dropped (see try).
+func (m *matcher) matchAlternatives(k string, arg, got any, at string) fails {
+	var f fails
+	switch k {
+	case "$in":
+		ok := false
+		for _, alt := range arg.([]any) {
+			if len(m.try(alt, got, at)) == 0 {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			f.add("got %s, want one of %s", show(got), show(arg))
+		}
+	case "$not":
+		if len(m.try(arg, got, at)) == 0 {
+			f.add("got %s, which matches %s; want it not to", show(got), show(arg))
+		}
+	case "$has", "$lacks":
+		g, ok := got.([]any)
+		if !ok {
+			f.add("got %s, want an array", show(got))
+			break
+		}
+		found := false
+		for _, e := range g {
+			if len(m.try(arg, e, at)) == 0 {
+				found = true
+				break
+			}
+		}
+		if k == "$has" && !found {
+			f.add("got %s, want an element matching %s", show(got), show(arg))
+		}
+		if k == "$lacks" && found {
+			f.add("got %s, want no element matching %s", show(got), show(arg))
+		}
+	}
+	return f
 }
 
 // try matches without keeping captures made by a failed alternative.

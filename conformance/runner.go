@@ -522,6 +522,8 @@ func toolNames(tools any) []any {
 }
 
 // step runs one step; failures go to r.bad. It returns a skip reason when the target declined.
+// A step whose action could not run (the target failed or declined) skips the step's after
+// check.
 func (r *runner) step(ctx context.Context, st *Step, label string) string {
 	sctx, cancel := context.WithTimeout(ctx, r.o.StepTimeout)
 	defer cancel()
@@ -529,98 +531,132 @@ func (r *runner) step(ctx context.Context, st *Step, label string) string {
 		r.failf(ClassRunner, nil, "%s: runner fs change: %v", label, err)
 		return ""
 	}
-	wc, _ := r.sess.(wireCapable)
+	skipped, ran := "", true
 	switch {
 	case st.Call != "":
-		args := r.fx.ExpandAll(r.subst(st.Args))
-		// A call that must be refused for containment or policy must change nothing in the root
-		// either; scripted disk changes during its change requests are the runner's own.
-		var rootBefore map[string]string
-		if securityKinds[expectedKind(st.Error)] && len(st.Answers) == 0 {
-			rootBefore, _ = Snapshot(r.fx.Root)
-		}
-		out, err := r.sess.Call(sctx, st.Call, args, r.answerFunc(st.Answers, label))
-		if err != nil {
-			r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Call, err)
-			return ""
-		}
-		if out.Skipped != "" {
-			return out.Skipped
-		}
-		r.checkOutcome(label+": "+st.Call, st, out, args)
-		if rootBefore != nil {
-			if after, err := Snapshot(r.fx.Root); err == nil {
-				for _, d := range diffSnapshots(rootBefore, after) {
-					r.failf(ClassEscape, d.path, "%s: %s: refused call changed the root: %s", label, st.Call,
-						strings.TrimPrefix(d.msg, "outside tree: "))
-				}
-			}
-		}
+		skipped, ran = r.callStep(sctx, st, label)
 	case st.Method != "":
-		rq, _ := r.sess.(requester)
-		out, err := rq.Request(sctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
-		if err != nil {
-			r.failf(errorClass(err), nil, "%s: %s: %v", label, st.Method, err)
-			return ""
-		}
-		if out.Skipped != "" {
-			return out.Skipped
-		}
-		r.checkOutcome(label+": "+st.Method, st, out, nil)
+		skipped, ran = r.methodStep(sctx, st, label)
 	case st.Raw != nil:
-		line, err := r.rawLine(st.Raw)
-		if err != nil {
-			r.failf(ClassRunner, nil, "%s: bad raw line in vector: %v", label, err)
-			return ""
-		}
-		got, err := wc.Raw(sctx, line, len(st.Responses), st.ExpectEOF)
-		if err != nil {
-			r.failf(errorClass(err), nil, "%s: %v", label, err)
-		}
-		if got == nil {
-			got = []any{}
-		}
-		want := st.Responses
-		if want == nil {
-			want = []any{}
-		}
-		if !r.security() {
-			r.mismatches(r.m.unordered(want, got, label+": responses"), got)
-		}
-		r.checkLeaks(label+": responses", got, rawStrings(line))
+		ran = r.rawStep(sctx, st, label)
 	case st.Parallel != nil:
-		args := make([]any, len(st.Parallel))
-		for i := range st.Parallel {
-			args[i] = r.fx.ExpandAll(r.subst(st.Parallel[i].Args))
-		}
-		outs, err := wc.Parallel(sctx, st.Parallel, args)
-		if err != nil {
-			r.failf(errorClass(err), nil, "%s: %v", label, err)
-			return ""
-		}
-		counts := map[string]int{}
-		for i, o := range outs {
-			if o.Error != nil {
-				counts[asString(o.Error["kind"])]++
-			} else {
-				counts["ok"]++
-			}
-			r.checkLeaks(fmt.Sprintf("%s: call %d", label, i+1), o.Result, args[i])
-		}
-		want := map[string]int{}
-		for k, n := range st.Outcomes {
-			if n > 0 {
-				want[k] = n
-			}
-		}
-		if show(counts) != show(want) && !r.security() {
-			r.failf(ClassWrongOutcome, counts, "%s: outcomes %s, want %s", label, show(counts), show(want))
-		}
+		ran = r.parallelStep(sctx, st, label)
+	}
+	if !ran || skipped != "" {
+		return skipped
 	}
 	if !r.security() {
 		r.addFailures(ClassWrongOutcome, prefixAll(label+": ", r.fx.Check(st.After))...)
 	}
 	return ""
+}
+
+// callStep runs a step's tool call and checks its outcome. A call that must be refused for
+// containment or policy must change nothing in the root either: the root is snapshotted before
+// and after it (scripted disk changes during its change requests are the runner's own, so a
+// call with scripted answers is not).
+func (r *runner) callStep(ctx context.Context, st *Step, label string) (skipped string, ran bool) {
+	args := r.fx.ExpandAll(r.subst(st.Args))
+	var rootBefore map[string]string
+	if securityKinds[expectedKind(st.Error)] && len(st.Answers) == 0 {
+		rootBefore, _ = Snapshot(r.fx.Root)
+	}
+	out, err := r.sess.Call(ctx, st.Call, args, r.answerFunc(st.Answers, label))
+	if skipped, ran := r.checkAnswer(label, st.Call, st, out, err, args); skipped != "" || !ran {
+		return skipped, ran
+	}
+	if rootBefore != nil {
+		if after, err := Snapshot(r.fx.Root); err == nil {
+			for _, d := range diffSnapshots(rootBefore, after) {
+				r.failf(ClassEscape, d.path, "%s: %s: refused call changed the root: %s", label, st.Call,
+					strings.TrimPrefix(d.msg, "outside tree: "))
+			}
+		}
+	}
+	return "", true
+}
+
+// methodStep sends a step's protocol method (not a tool) and checks its outcome.
+func (r *runner) methodStep(ctx context.Context, st *Step, label string) (skipped string, ran bool) {
+	rq, _ := r.sess.(requester)
+	out, err := rq.Request(ctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
+	return r.checkAnswer(label, st.Method, st, out, err, nil)
+}
+
+// checkAnswer checks what the target answered to the call or method name: a failure of the
+// target fails the step (ran false), a target that declined skips it, else the outcome is
+// checked against the step's expectations (sent: what was sent, for the leak check).
+func (r *runner) checkAnswer(label, name string, st *Step, out *Outcome, err error, sent any) (skipped string, ran bool) {
+	if err != nil {
+		r.failf(errorClass(err), nil, "%s: %s: %v", label, name, err)
+		return "", false
+	}
+	if out.Skipped != "" {
+		return out.Skipped, true
+	}
+	r.checkOutcome(label+": "+name, st, out, sent)
+	return "", true
+}
+
+// rawStep writes a step's raw line to the wire and matches the responses, in any order, and
+// checks them for leaks.
+func (r *runner) rawStep(ctx context.Context, st *Step, label string) (ran bool) {
+	wc, _ := r.sess.(wireCapable)
+	line, err := r.rawLine(st.Raw)
+	if err != nil {
+		r.failf(ClassRunner, nil, "%s: bad raw line in vector: %v", label, err)
+		return false
+	}
+	got, err := wc.Raw(ctx, line, len(st.Responses), st.ExpectEOF)
+	if err != nil {
+		r.failf(errorClass(err), nil, "%s: %v", label, err)
+	}
+	if got == nil {
+		got = []any{}
+	}
+	want := st.Responses
+	if want == nil {
+		want = []any{}
+	}
+	if !r.security() {
+		r.mismatches(r.m.unordered(want, got, label+": responses"), got)
+	}
+	r.checkLeaks(label+": responses", got, rawStrings(line))
+	return true
+}
+
+// parallelStep sends a step's calls at once and compares how many ended in each outcome (ok or
+// an error kind) with the step's outcomes; which call got which is not fixed.
+func (r *runner) parallelStep(ctx context.Context, st *Step, label string) (ran bool) {
+	wc, _ := r.sess.(wireCapable)
+	args := make([]any, len(st.Parallel))
+	for i := range st.Parallel {
+		args[i] = r.fx.ExpandAll(r.subst(st.Parallel[i].Args))
+	}
+	outs, err := wc.Parallel(ctx, st.Parallel, args)
+	if err != nil {
+		r.failf(errorClass(err), nil, "%s: %v", label, err)
+		return false
+	}
+	counts := map[string]int{}
+	for i, o := range outs {
+		if o.Error != nil {
+			counts[asString(o.Error["kind"])]++
+		} else {
+			counts["ok"]++
+		}
+		r.checkLeaks(fmt.Sprintf("%s: call %d", label, i+1), o.Result, args[i])
+	}
+	want := map[string]int{}
+	for k, n := range st.Outcomes {
+		if n > 0 {
+			want[k] = n
+		}
+	}
+	if show(counts) != show(want) && !r.security() {
+		r.failf(ClassWrongOutcome, counts, "%s: outcomes %s, want %s", label, show(counts), show(want))
+	}
+	return true
 }
 
 func prefixAll(p string, ss []string) []string {

@@ -108,6 +108,17 @@ func TestCaptureAndRef(t *testing.T) {
 	if bad := m.match(decode(t, `{"$ref": "h"}`), decode(t, `"abd"`), "v"); len(bad) == 0 {
 		t.Error("$ref matched a different value")
 	}
+	// A second capture under a name must see the value captured first; the same value passes.
+	if bad := m.match(decode(t, `{"$capture": "h"}`), decode(t, `"abc"`), "v"); len(bad) > 0 {
+		t.Errorf("capturing the same value again: %v", bad)
+	}
+	if bad := m.match(decode(t, `{"$capture": "h"}`), decode(t, `"xyz"`), "v"); len(bad) == 0 {
+		t.Error("$capture under a used name accepted a different value")
+	}
+	m.vars["h"] = "abc"
+	if bad := m.match(decode(t, `{"$ref": "nothing"}`), decode(t, `"abc"`), "v"); len(bad) == 0 || !strings.Contains(bad[0], "nothing captured") {
+		t.Errorf("$ref to an unused name: %v; want it refused", bad)
+	}
 	// A failed $in alternative must not leave its capture behind.
 	m.match(decode(t, `{"$in": [{"x": {"$capture": "y"}, "z": 1}, {"x": 2}]}`), decode(t, `{"x": 2}`), "v")
 	if _, ok := m.vars["y"]; ok {

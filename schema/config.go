@@ -183,8 +183,8 @@ type Limit struct {
 	Field   func(*Config) **int
 }
 
-// Limits lists every limit of [Config]. Merging and the host's narrowing rules (server.Merge,
-// server.Narrow) work from this table, so a new limit is one line here besides its field.
+// Limits lists every limit of [Config]. Merging and the host's narrowing rules (hostpolicy.Merge,
+// hostpolicy.Narrow) work from this table, so a new limit is one line here besides its field.
 var Limits = []Limit{
 	{"max_read_lines", DefaultMaxReadLines, func(c *Config) **int { return &c.MaxReadLines }},
 	{"max_read_chars", DefaultMaxReadChars, func(c *Config) **int { return &c.MaxReadChars }},

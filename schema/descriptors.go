@@ -83,52 +83,49 @@ func (m *bundleManifest) inline(ref string) (map[string]any, error) {
 	return v, m.resolve(v)
 }
 
+// resolve replaces, in place, every $ref below v (in an object's members and an array's
+// elements) by the definition it names; v itself is not replaced.
 func (m *bundleManifest) resolve(v any) error {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, child := range x {
-			if obj, ok := child.(map[string]any); ok {
-				if ref, ok := obj["$ref"].(string); ok {
-					def, err := m.inline(ref)
-					if err != nil {
-						return err
-					}
-					for sk, sv := range obj { // siblings of the $ref (a description) win
-						if sk != "$ref" {
-							def[sk] = sv
-						}
-					}
-					x[k] = def
-					continue
-				}
-			}
-			if err := m.resolve(child); err != nil {
+			r, err := m.resolved(child)
+			if err != nil {
 				return err
 			}
+			x[k] = r
 		}
 	case []any:
 		for i, child := range x {
-			if obj, ok := child.(map[string]any); ok {
-				if ref, ok := obj["$ref"].(string); ok {
-					def, err := m.inline(ref)
-					if err != nil {
-						return err
-					}
-					for sk, sv := range obj { // siblings of the $ref (a description) win
-						if sk != "$ref" {
-							def[sk] = sv
-						}
-					}
-					x[i] = def
-					continue
-				}
-			}
-			if err := m.resolve(child); err != nil {
+			r, err := m.resolved(child)
+			if err != nil {
 				return err
 			}
+			x[i] = r
 		}
 	}
 	return nil
+}
+
+// resolved returns what stands in child's place once its references are inlined: for a
+// {"$ref": …} object the definition it names, its siblings of the $ref (a description) winning;
+// for anything else child itself, resolved in place.
+func (m *bundleManifest) resolved(child any) (any, error) {
+	if obj, ok := child.(map[string]any); ok {
+		if ref, ok := obj["$ref"].(string); ok {
+			def, err := m.inline(ref)
+			if err != nil {
+				return nil, err
+			}
+			for sk, sv := range obj {
+				if sk != "$ref" {
+					def[sk] = sv
+				}
+			}
+			return def, nil
+		}
+	}
+	return child, m.resolve(child)
 }
 
 func dropProperty(s map[string]any, name string) {

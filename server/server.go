@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsbox/fsbox/engine"
+	"github.com/fsbox/fsbox/engine/hostpolicy"
 	"github.com/fsbox/fsbox/rpc"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -159,7 +160,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		return nil, serr
 	}
 	if p.Config != nil {
-		if perr := refuseHostOnly(*p.Config); perr != nil {
+		if perr := hostpolicy.RefuseHostOnly(*p.Config); perr != nil {
 			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: schema.KindInvalidArguments}}
 		}
 	}
@@ -172,13 +173,13 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 			client = *p.Config
 		}
 		var perr error
-		if cfg, perr = Narrow(s.srv.opts.Config, client); perr != nil {
+		if cfg, perr = hostpolicy.Narrow(s.srv.opts.Config, client); perr != nil {
 			return nil, &rpc.Error{Code: schema.CodeInvalidParams, Message: perr.Error(), Data: schema.ErrorData{Kind: schema.KindInvalidArguments}}
 		}
 		host := s.srv.opts.Config
 		eopts.Host = &host
 	case p.Config != nil:
-		cfg = Merge(cfg, *p.Config)
+		cfg = hostpolicy.Merge(cfg, *p.Config)
 	}
 	eng, err := engine.New(cfg, eopts)
 	if err != nil {

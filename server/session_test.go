@@ -240,14 +240,6 @@ func TestShutdownEndsTheSession(t *testing.T) {
 	}
 }
 
-func TestMergeKeepsReadOnly(t *testing.T) {
-	two := 2
-	got := Merge(schema.Config{ReadOnly: true, RootDir: "/a", MaxReadLines: &two}, schema.Config{RootDir: "/b", Tools: []string{"read_file"}})
-	if !got.ReadOnly || got.RootDir != "/b" || *got.MaxReadLines != 2 || got.Tools[0] != "read_file" {
-		t.Fatalf("Merge = %+v", got)
-	}
-}
-
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

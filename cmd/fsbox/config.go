@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fsbox/fsbox/engine/hostpolicy"
 	"github.com/fsbox/fsbox/schema"
 	"github.com/fsbox/fsbox/server"
 )
@@ -92,7 +93,7 @@ func (c *configFlags) load() (schema.Config, error) {
 	if c.tools != "" {
 		flags.Tools = strings.Split(c.tools, ",")
 	}
-	return server.Merge(cfg, flags), nil
+	return hostpolicy.Merge(cfg, flags), nil
 }
 
 // readConfigFile reads the host's configuration file, YAML (.yaml, .yml) or JSON. It is decoded

@@ -1,4 +1,4 @@
-package server
+package hostpolicy
 
 import (
 	"fmt"
@@ -8,77 +8,18 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-// Merge returns base with every field that over sets replacing base's. A field is set when it is
-// non-nil, non-empty or true; so over cannot switch read_only back off, which keeps a host's
-// read-only server read-only whatever a client asks.
-//
-// The layers of a session's configuration, lowest first (docs/protocol.md §3 has the same list):
-//
-//  1. the built-in defaults (schema.Limits, schema.DefaultDeniedPatterns,
-//     schema.DefaultProtectedPatterns, the default tools);
-//  2. the --config file, merged over them with Merge;
-//  3. the command-line flags (--root, --cwd, --tools, --read-only), merged over that with Merge;
-//  4. the config of initialize: when the host fixed the policy (Options.FixedPolicy: fsbox serve
-//     was given --root, --config or another policy flag), it may only narrow 1–3, see [Narrow];
-//     otherwise it is merged over them with Merge, so a bare fsbox serve lets its client
-//     configure everything.
-func Merge(base, over schema.Config) schema.Config {
-	out := base
-	setString(&out.RootDir, over.RootDir)
-	setString(&out.Cwd, over.Cwd)
-	setSlice(&out.AllowedPatterns, over.AllowedPatterns)
-	setSlice(&out.Tools, over.Tools)
-	if over.DeniedPatterns != nil {
-		out.DeniedPatterns = over.DeniedPatterns
-	}
-	if over.ProtectedPatterns != nil {
-		out.ProtectedPatterns = over.ProtectedPatterns
-	}
-	for _, l := range schema.Limits {
-		if v := *l.Field(&over); v != nil {
-			*l.Field(&out) = v
-		}
-	}
-	if over.ContentHashes != nil {
-		out.ContentHashes = over.ContentHashes
-	}
-	if over.IgnoreVCS != nil {
-		out.IgnoreVCS = over.IgnoreVCS
-	}
-	if over.AllowGitDirs != nil {
-		out.AllowGitDirs = over.AllowGitDirs
-	}
-	if over.ShowDotEntries != nil {
-		out.ShowDotEntries = over.ShowDotEntries
-	}
-	if over.PostEdit != nil {
-		out.PostEdit = over.PostEdit
-	}
-	if over.PostEditTimeout != nil {
-		out.PostEditTimeout = over.PostEditTimeout
-	}
-	if over.Mounts != nil {
-		out.Mounts = over.Mounts
-	}
-	out.ReadOnly = base.ReadOnly || over.ReadOnly
-	if over.Permissions != nil {
-		out.Permissions = over.Permissions
-	}
-	return out
-}
-
-// PolicyError is a client configuration that would widen the host's policy. Field is the JSON
+// Error is a client configuration that would widen the host's policy. Field is the JSON
 // name of the offending field; Msg, for the client, says what the host allows and never names
 // the host's root.
-type PolicyError struct {
+type Error struct {
 	Field string
 	Msg   string
 }
 
-func (e *PolicyError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
 // Narrow returns the configuration of a session whose host fixed the policy to host (layers 1–3
-// of [Merge]) and whose client asked for client in initialize, or a *PolicyError for the first
+// of [Merge]) and whose client asked for client in initialize, or an *Error for the first
 // field that would widen host. The result is the session's layer, to be passed to engine.New
 // with Options.Host set to host, which keeps host's patterns and rules in force underneath it.
 // Field by field:
@@ -101,14 +42,14 @@ func (e *PolicyError) Error() string { return e.Msg }
 //     plant what git runs);
 //   - show_dot_entries: off when either is off (a client may hide dot entries, not show what
 //     the host hides);
-//   - post_edit, post_edit_timeout, mounts: refused (refuseHostOnly); the engine takes the hooks
+//   - post_edit, post_edit_timeout, mounts: refused (RefuseHostOnly); the engine takes the hooks
 //     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
 //     relative to it).
 //
 // Narrow protects the fields above; it does not stop a client from choosing a narrower policy
 // that the host then finds too narrow.
 func Narrow(host, client schema.Config) (schema.Config, error) {
-	if err := refuseHostOnly(client); err != nil {
+	if err := RefuseHostOnly(client); err != nil {
 		return schema.Config{}, err
 	}
 	out := schema.Config{
@@ -125,7 +66,7 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 	}
 	if client.ShowDotEntries != nil {
 		if *client.ShowDotEntries && (host.ShowDotEntries == nil || !*host.ShowDotEntries) {
-			return out, &PolicyError{"show_dot_entries", "show_dot_entries: the host hides entries whose names start " +
+			return out, &Error{"show_dot_entries", "show_dot_entries: the host hides entries whose names start " +
 				"with \".\". The host fixed the policy: a client may only hide more, not show them."}
 		}
 		out.ShowDotEntries = client.ShowDotEntries
@@ -137,7 +78,7 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 	out.AllowGitDirs = host.AllowGitDirs
 	if client.AllowGitDirs != nil {
 		if *client.AllowGitDirs && (host.AllowGitDirs == nil || !*host.AllowGitDirs) {
-			return out, &PolicyError{"allow_git_dirs", "allow_git_dirs: the host does not allow git directories. " +
+			return out, &Error{"allow_git_dirs", "allow_git_dirs: the host does not allow git directories. " +
 				"The host fixed the policy: a client may only leave it off (false or omitted)."}
 		}
 		out.AllowGitDirs = client.AllowGitDirs
@@ -161,7 +102,7 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 			hostEmpty = len(*l.host) == 0
 		}
 		if l.client != nil && len(*l.client) == 0 && !hostEmpty {
-			return out, &PolicyError{l.field, fmt.Sprintf("%s: an empty list would clear the host's patterns. "+
+			return out, &Error{l.field, fmt.Sprintf("%s: an empty list would clear the host's patterns. "+
 				"The host fixed the policy: a client may only add patterns to the host's (omit the field to keep them).", l.field)}
 		}
 	}
@@ -172,7 +113,7 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		}
 		v := *l.Field(&client)
 		if v != nil && *v > ceiling {
-			return out, &PolicyError{l.Name, fmt.Sprintf("%s: %d is above the host's limit of %d. "+
+			return out, &Error{l.Name, fmt.Sprintf("%s: %d is above the host's limit of %d. "+
 				"The host fixed the policy: a client may only lower a limit.", l.Name, *v, ceiling)}
 		}
 		*l.Field(&out) = *l.Field(&host)
@@ -190,7 +131,7 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		}
 		if len(wider) > 0 {
 			slices.Sort(wider)
-			return out, &PolicyError{"tools", fmt.Sprintf("tools: the host does not enable %s. "+
+			return out, &Error{"tools", fmt.Sprintf("tools: the host does not enable %s. "+
 				"The host fixed the policy: a client may only choose among %s.", strings.Join(slices.Compact(wider), ", "), strings.Join(allowed, ", "))}
 		}
 		out.Tools = client.Tools
@@ -198,21 +139,21 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 	return out, nil
 }
 
-// refuseHostOnly returns a *PolicyError when a client's config sets a field only the host may
+// RefuseHostOnly returns an *Error when a client's config sets a field only the host may
 // set: post_edit and post_edit_timeout, whose commands run with the server's rights, and mounts,
 // which would reach host directories outside the root. It applies
 // whether or not the host fixed the policy: even an SDK that spawned fsbox configures hooks in
 // the --config file, never over the wire, so nothing a client relays can start a process.
-func refuseHostOnly(client schema.Config) *PolicyError {
+func RefuseHostOnly(client schema.Config) *Error {
 	switch {
 	case client.PostEdit != nil:
-		return &PolicyError{"post_edit", "post_edit: hooks run commands on the host and come only from the host's configuration " +
+		return &Error{"post_edit", "post_edit: hooks run commands on the host and come only from the host's configuration " +
 			"(fsbox serve --config FILE); a client cannot set them in initialize."}
 	case client.PostEditTimeout != nil:
-		return &PolicyError{"post_edit_timeout", "post_edit_timeout: hooks come only from the host's configuration " +
+		return &Error{"post_edit_timeout", "post_edit_timeout: hooks come only from the host's configuration " +
 			"(fsbox serve --config FILE); a client cannot set their timeout in initialize."}
 	case client.Mounts != nil:
-		return &PolicyError{"mounts", "mounts: extra directories come only from the host's configuration " +
+		return &Error{"mounts", "mounts: extra directories come only from the host's configuration " +
 			"(fsbox serve --config FILE); a client cannot mount anything in initialize."}
 	}
 	return nil
@@ -237,16 +178,4 @@ func hostTools(host *schema.Config) []string {
 // which refuses them with the list of tools.
 func known(name string) bool {
 	return slices.ContainsFunc(schema.Tools, func(t schema.ToolSpec) bool { return t.Name == name })
-}
-
-func setString(dst *string, src string) {
-	if src != "" {
-		*dst = src
-	}
-}
-
-func setSlice(dst *[]string, src []string) {
-	if src != nil {
-		*dst = src
-	}
 }
