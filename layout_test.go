@@ -32,10 +32,8 @@ const module = "github.com/fsbox/fsbox"
 //     mcpserver may use it without reaching rpc (rule 8);
 //  10. engine/internal/confine (the kernel's confinement: Landlock rulesets, the hook launcher)
 //     imports nothing of ours: it knows directories and descriptors, not tools, policy or paths
-//     the model named, so what it allows is decided where the engine opened the root.
-//
-// Rule 11, that git tracks no build output, is tracked_test.go's.
-//
+//     the model named, so what it allows is decided where the engine opened the root;
+//  11. git tracks no build output (tracked_test.go);
 //  12. engine/hostpolicy (how the layers of a configuration combine: Merge, and Narrow, by which a
 //     client may only narrow a host's fixed policy) imports schema only: it decides over
 //     configurations and opens nothing, so both front ends (server for fsbox serve, cmd/fsbox for
