@@ -27,7 +27,7 @@ with fsbox.Client("ws") as fs:
     fs.edit_file(path="notes.txt", old_text="world", new_text="there", expected_hash=r.hash)
     try:
         fs.read_file(path="../../etc/passwd")
-    except fsbox.ToolRetry as e:
+    except fsbox.ToolRetryError as e:
         print("refused:", e.kind)
 assert open("ws/notes.txt").read() == "hello\nthere\n"
 assert "/site-packages/fsbox/bin/fsbox" in t.find_binary(None)

@@ -23,8 +23,8 @@ What it maps:
   PDF that ``read_file`` returns as data comes with it as ``BinaryContent``, as the harness does.
 - **Errors**: a failure the model can fix raises ``ModelRetry`` with fsbox's message, spending one
   retry; a failure whose data says ``counts_as_retry: false`` (a lookup that found nothing) is
-  returned as a plain result and spends none; a fatal failure is raised as the SDK's ``ToolFatal``
-  and ends the run.
+  returned as a plain result and spends none; a fatal failure is raised as the SDK's
+  ``ToolFatalError`` and ends the run.
 - **Approvals**: with ``approve="rules"`` (default) a change that a permission rule marks
   ``interrupt`` raises ``ApprovalRequired`` with the path, operation and diff as metadata, so the
   run ends with ``DeferredToolRequests``; resuming with the call approved writes it (the server
@@ -57,7 +57,7 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 from ..client import AsyncClient, ChangeRequest, OnEvent
-from ..errors import FsboxError, ToolFatal
+from ..errors import FsboxError, ToolFatalError
 from . import _harness
 from ._common import ApproveMode, ChangeGate, counts_as_retry, harness_config, is_change_tool
 from ._workspace import WorkspaceRoot, workspace_root
@@ -234,7 +234,7 @@ class FsboxToolset(AbstractToolset[Any]):
     async def _call(self, client: AsyncClient, call: _Call, args: dict[str, Any]) -> str | list[Any]:
         try:
             result = await client.call(call.name, args)
-        except ToolFatal:
+        except ToolFatalError:
             if call.error is not None:
                 # A listener raised while the change waited for it: the server applied nothing, and
                 # the run stops with the listener's own exception, as it would with the harness.
