@@ -18,7 +18,7 @@ import (
 )
 
 // bindingTarget drives an SDK through its adapter: a small program in conformance/adapters/<lang>
-// that reads one NDJSON op at a time on stdin and answers on stdout (see docs/conformance.md).
+// that reads one NDJSON op at a time on stdin and answers on stdout (see docs/conformance-vectors.md).
 type bindingTarget struct {
 	lang, repo, binary string
 	name               string   // set for adapter: targets
@@ -134,7 +134,7 @@ func (t *bindingTarget) Capabilities() map[string]bool {
 }
 
 // AdapterTarget grades a third party's SDK through its own adapter program, which speaks the
-// adapter protocol (docs/conformance.md) on stdio and starts the fsbox executable binary as its
+// adapter protocol (docs/conformance-vectors.md) on stdio and starts the fsbox executable binary as its
 // server. Nothing of the checkout is needed.
 func AdapterTarget(cmdline, binary string) (Target, error) {
 	argv, err := splitCommand(cmdline)

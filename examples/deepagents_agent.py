@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from fsbox.deepagents import FsboxBackend
+from fsbox.integrations.deepagents import FsboxBackend
 
 
 class ScriptedModel(GenericFakeChatModel):

@@ -13,7 +13,7 @@ from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 
-from fsbox.langchain import FsboxToolkit
+from fsbox.integrations.langchain import FsboxToolkit
 
 
 class ScriptedModel(GenericFakeChatModel):

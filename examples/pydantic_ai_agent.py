@@ -13,7 +13,7 @@ from pydantic_ai.capabilities import LocalWorkspace
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from fsbox.pydantic_ai import FileSystem
+from fsbox.integrations.pydantic_ai import FileSystem
 
 root = Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp())
 (root / "notes.md").write_text("# Notes\nfsbox is a sanbox.\n")

@@ -27,7 +27,7 @@ with fsbox.Client("ws") as fs:
     fs.edit_file(path="notes.txt", old_text="world", new_text="there", expected_hash=r.hash)
     try:
         fs.read_file(path="../../etc/passwd")
-    except fsbox.ToolRetry as e:
+    except fsbox.ToolRetryError as e:
         print("refused:", e.kind)
 assert open("ws/notes.txt").read() == "hello\nthere\n"
 assert "/site-packages/fsbox/bin/fsbox" in t.find_binary(None)
@@ -44,7 +44,7 @@ printf 'hello\nworld\n' > "$tmp/ws/notes.txt"
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import FunctionModel
-from fsbox.pydantic_ai import FileSystem
+from fsbox.integrations.pydantic_ai import FileSystem
 
 calls = [ToolCallPart("read_file", {"path": "notes.txt"}), ToolCallPart("search_files", {"pattern": "wor"}),
          ToolCallPart("edit_file", {"path": "notes.txt", "old_text": "world", "new_text": "there"}),
@@ -57,5 +57,7 @@ def model(messages, info):
 Agent(FunctionModel(model), capabilities=[FileSystem(root_dir="ws", max_retries=2)]).run_sync("go")
 assert [p.outcome for p in seen] == ["success", "success", "success", "retried"], [p.outcome for p in seen]
 assert open("ws/notes.txt").read() == "hello\nthere\n" and "root:" not in str(seen[-1].content)
+import fsbox.pydantic_ai  # the first import path still names the same class
+assert fsbox.pydantic_ai.FileSystem is FileSystem
 print("pydantic-ai agent through the wheel: read, search, edit ok; hostile path:", seen[-1].outcome)
 PY

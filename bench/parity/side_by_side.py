@@ -5,9 +5,9 @@
 Needs `pip install pydantic-ai-harness` and the fsbox Python SDK with its pydantic-ai extra, and an
 fsbox binary (FSBOX_BIN, the bundled one, or PATH). For each scenario it builds the same tree twice,
 has pydantic-ai's FunctionModel make the same tool calls through an Agent on each (harness: its
-FileSystem capability on a LocalWorkspace; fsbox: fsbox.pydantic_ai.FileSystem), and compares what
-the model saw after each call (the tool return's text and whether it was a retry) and the tree
-afterwards. Verdicts:
+FileSystem capability on a LocalWorkspace; fsbox: fsbox.integrations.pydantic_ai.FileSystem), and
+compares what the model saw after each call (the tool return's text and whether it was a retry) and
+the tree afterwards. Verdicts:
 
 - same: identical model text, outcomes and disk state;
 - different: anything else, with the first difference shown. Some differences are fsbox's by
@@ -35,7 +35,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai_harness import FileSystem as HarnessFileSystem
 
-from fsbox.pydantic_ai import FileSystem as FsboxFileSystem
+from fsbox.integrations.pydantic_ai import FileSystem as FsboxFileSystem
 
 Tree = dict[str, "str | bytes | None"]  # path → text, bytes, or None for a directory
 

@@ -33,7 +33,7 @@ Targets:
   binding:go|python|typescript
                             an SDK driven through conformance/adapters/<lang> (run from the checkout)
   adapter:COMMAND LINE      any SDK's own adapter program speaking the adapter protocol
-                            (docs/conformance.md); it starts --binary as its server
+                            (docs/conformance-vectors.md); it starts --binary as its server
   mcp:COMMAND LINE          an MCP server on stdio; {root} is replaced by the vector's root (else
                             offered as the client's MCP root), {config} by a file holding the
                             vector's config in fsbox's format (without it, vectors needing a config

@@ -1,6 +1,7 @@
 """Check built wheels the way an installer sees them: the file name's tags match WHEEL's Tag
 lines and the platform the binary inside was built for; every RECORD line's hash and size match
-the entry; the binary is executable; nothing is missing from or extra to RECORD.
+the entry; the binary is executable; nothing is missing from or extra to RECORD; the adapter modules
+and their first import paths are there.
 
     python3 packaging/python/check_wheels.py dist/*.whl
 """
@@ -11,6 +12,15 @@ import base64
 import hashlib
 import sys
 import zipfile
+
+# The modules users import: the package, each framework adapter in fsbox.integrations, and the
+# adapters' first import paths, which re-export them (a wheel missing one breaks an import path).
+MODULES = [
+    "fsbox/__init__.py",
+    "fsbox/integrations/__init__.py",
+    *(f"fsbox/integrations/{m}.py" for m in ("pydantic_ai", "langchain", "deepagents")),
+    *(f"fsbox/{m}.py" for m in ("pydantic_ai", "langchain", "deepagents")),
+]
 
 # The first bytes of a binary for each platform tag family: ELF (with e_machine), Mach-O, PE.
 MACHINES = {"x86_64": (b"\x7fELF", 0x3E), "aarch64": (b"\x7fELF", 0xB7)}
@@ -33,14 +43,17 @@ def check(path: str) -> list[str]:
         for line in zf.read(f"{info}/RECORD").decode().splitlines():
             entry, digest, size = line.rsplit(",", 2)
             recorded.add(entry)
-            if entry.endswith("/RECORD"):
-                continue
+            if entry.endswith("/RECORD") or entry not in zf.namelist():
+                continue  # an entry missing from the archive is reported below
             data = zf.read(entry)
             want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             if digest != want or int(size) != len(data):
                 bad.append(f"{name}: RECORD entry {entry} does not match its content")
         if recorded != set(zf.namelist()):
             bad.append(f"{name}: RECORD and the archive differ: {sorted(recorded ^ set(zf.namelist()))}")
+        missing = [m for m in MODULES if m not in zf.namelist()]
+        if missing:
+            bad.append(f"{name}: modules missing: {missing}")
         exe = "fsbox/bin/fsbox.exe" if "win" in plat else "fsbox/bin/fsbox"
         binary = zf.read(exe)
         mode = zf.getinfo(exe).external_attr >> 16

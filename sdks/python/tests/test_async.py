@@ -34,7 +34,7 @@ def test_round_trip_and_events(fsbox_bin: str, root: Path) -> None:
             d = await fs.call("list_directory", {})
             assert isinstance(d, fsbox.ListDirectoryResult)
             assert d.text == "a.txt  (8 bytes)"
-            with pytest.raises(fsbox.ToolRetry) as e:
+            with pytest.raises(fsbox.ToolRetryError) as e:
                 await fs.read_file(path="/etc/passwd")
             assert e.value.kind == "outside_root"
 
@@ -80,7 +80,7 @@ def test_raising_change_request_aborts_with_fatal(fsbox_bin: str, root: Path) ->
 
     async def main() -> None:
         async with fsbox.AsyncClient(root, binary=fsbox_bin, on_change_request=explode) as fs:
-            with pytest.raises(fsbox.ToolFatal) as e:
+            with pytest.raises(fsbox.ToolFatalError) as e:
                 await fs.create_directory(path="d")
             assert e.value.kind == "change_request_failed"
 
@@ -109,15 +109,15 @@ def test_server_killed_mid_call(fsbox_bin: str, root: Path) -> None:
         fs = fsbox.AsyncClient(root, binary=fsbox_bin, on_change_request=kill)
         await fs.start()
         others = [asyncio.ensure_future(fs.list_directory()) for _ in range(5)]
-        with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
+        with pytest.raises(fsbox.ConnectionLostError, match="killed by signal 9"):
             await fs.write_file(path="x.txt", content="x")
         for task in others:
             # Each either finished before the kill or failed with the same error.
             try:
                 await task
-            except fsbox.ConnectionLost:
+            except fsbox.ConnectionLostError:
                 pass
-        with pytest.raises(fsbox.ConnectionLost):
+        with pytest.raises(fsbox.ConnectionLostError):
             await fs.list_directory()
         await fs.close()
         assert process_gone(fs.pid)
@@ -133,7 +133,7 @@ def test_close_is_idempotent_and_leaves_no_child(fsbox_bin: str, root: Path) -> 
         await asyncio.gather(fs.close(), fs.close())
         assert process_gone(pid)
         await fs.aclose()
-        with pytest.raises(fsbox.ConnectionLost):
+        with pytest.raises(fsbox.ConnectionLostError):
             await fs.list_directory()
 
     run(main())
@@ -192,7 +192,7 @@ def test_close_from_inside_a_callback(fsbox_bin: str, root: Path) -> None:
 
         fs = fsbox.AsyncClient(root, binary=fsbox_bin, on_change_request=close_now)
         await fs.start()
-        with pytest.raises(fsbox.ConnectionLost, match="closed"):
+        with pytest.raises(fsbox.ConnectionLostError, match="closed"):
             await fs.write_file(path="c.txt", content="x")
         await fs.close()
 
@@ -213,7 +213,7 @@ def test_close_does_not_wait_for_a_stuck_callback(fsbox_bin: str, root: Path) ->
         call = asyncio.ensure_future(fs.write_file(path="s.txt", content="x"))
         await entered.wait()
         await fs.close()
-        with pytest.raises(fsbox.ConnectionLost):
+        with pytest.raises(fsbox.ConnectionLostError):
             await call
         assert process_gone(fs.pid)
 

@@ -50,7 +50,7 @@ def test_events_arrive_typed_before_the_call_returns(
 def test_failed_call_emits_no_event(make_client: ClientFactory) -> None:
     events: list[fsbox.Event] = []
     fs = make_client(on_event=events.append)
-    with pytest.raises(fsbox.ToolRetry):
+    with pytest.raises(fsbox.ToolRetryError):
         fs.read_file(path="missing.txt")
     assert events == []
 
@@ -190,7 +190,7 @@ def test_raising_change_request_aborts_with_fatal(make_client: ClientFactory, ro
         raise ValueError("policy engine down")
 
     fs = make_client(on_change_request=explode)
-    with pytest.raises(fsbox.ToolFatal) as e:
+    with pytest.raises(fsbox.ToolFatalError) as e:
         fs.write_file(path="no.txt", content="x")
     assert e.value.kind == "change_request_failed"
     assert not (root / "no.txt").exists()
@@ -211,6 +211,6 @@ def test_callback_calling_the_client_is_refused(make_client: ClientFactory, root
 
     fs = make_client(on_change_request=reenter)
     holder.append(fs)
-    with pytest.raises(fsbox.ToolFatal):
+    with pytest.raises(fsbox.ToolFatalError):
         fs.write_file(path="r.txt", content="x")
     assert "cannot call the client" in str(errors[0])

@@ -59,14 +59,14 @@ def test_server_killed_mid_call_fails_the_call_fast(make_client: ClientFactory, 
 
     fs = make_client(on_change_request=kill_server)
     holder.append(fs)
-    with pytest.raises(fsbox.ConnectionLost) as e:
+    with pytest.raises(fsbox.ConnectionLostError) as e:
         within(30, lambda: fs.write_file(path="x.txt", content="x"))
-    assert isinstance(e.value, fsbox.ToolFatal)
+    assert isinstance(e.value, fsbox.ToolFatalError)
     assert e.value.kind == "connection_lost"
     assert "killed by signal 9" in e.value.message
     assert not (root / "x.txt").exists()
     # Every later call fails at once with the same reason.
-    with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
+    with pytest.raises(fsbox.ConnectionLostError, match="killed by signal 9"):
         fs.list_directory()
     fs.close()
     assert process_gone(fs.pid)
@@ -76,10 +76,10 @@ def test_server_exiting_while_idle(make_client: ClientFactory) -> None:
     fs = make_client()
     # After kill(SIGKILL) returns the server runs no more code, so it cannot answer what follows.
     os.kill(fs.pid, signal.SIGKILL)
-    with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
+    with pytest.raises(fsbox.ConnectionLostError, match="killed by signal 9"):
         # The first call after the death either finds the connection gone or loses its answer.
         within(30, fs.list_directory)
-    with pytest.raises(fsbox.ConnectionLost, match="killed by signal 9"):
+    with pytest.raises(fsbox.ConnectionLostError, match="killed by signal 9"):
         fs.list_directory()
 
 
@@ -90,7 +90,7 @@ def test_close_is_idempotent_and_leaves_no_child(make_client: ClientFactory) -> 
     fs.close()
     assert process_gone(pid)
     fs.close()
-    with pytest.raises(fsbox.ConnectionLost, match="closed"):
+    with pytest.raises(fsbox.ConnectionLostError, match="closed"):
         fs.list_directory()
 
 
@@ -169,7 +169,7 @@ def test_close_from_inside_a_callback(make_client: ClientFactory, root: Path) ->
     holder: list[fsbox.Client] = []
     fs = make_client(on_change_request=lambda request: holder[0].close())
     holder.append(fs)
-    with pytest.raises(fsbox.ConnectionLost, match="closed"):
+    with pytest.raises(fsbox.ConnectionLostError, match="closed"):
         within(30, lambda: fs.write_file(path="c.txt", content="x"))
     assert not (root / "c.txt").exists()
     within(30, fs.close)

@@ -36,7 +36,7 @@ def test_text_shape(make_client: ClientFactory, root: Path) -> None:
     with pytest.raises(fsbox.ResultShapeError):
         fs.write_file(path="new.txt", content="x")
     assert not (root / "new.txt").exists()
-    with pytest.raises(fsbox.ToolRetry) as err:
+    with pytest.raises(fsbox.ToolRetryError) as err:
         fs.call("read_file", {"path": "missing.txt"})
     assert err.value.kind == "not_found"
 

@@ -1,7 +1,10 @@
 import { ERROR_CODES, ERROR_KIND_RETRY } from "./types.gen.js";
 import type { ErrorData, ErrorKind } from "./types.gen.js";
 
-/** FsboxError is the base of every error this SDK throws. */
+/**
+ * FsboxError is the base of every error this SDK throws. The classes are named as in the Python
+ * SDK (`<What>Error`), with Go's counterparts (`Err<What>`, `*Error`) in docs/errors.md.
+ */
 export class FsboxError extends Error {
   override name = "FsboxError";
 }
@@ -22,11 +25,11 @@ export class BinaryNotFoundError extends FsboxError {
 }
 
 /**
- * ConnectionError says the server is gone: it exited or was killed, could not be started, or the
- * client was closed. Every call pending at that moment rejects with it at once.
+ * ConnectionLostError says the server is gone: it exited or was killed, could not be started, or
+ * the client was closed. Every call pending at that moment rejects with it at once.
  */
-export class ConnectionError extends FsboxError {
-  override name = "ConnectionError";
+export class ConnectionLostError extends FsboxError {
+  override name = "ConnectionLostError";
   /** The server's exit code, when it exited on its own. */
   readonly exitCode: number | null;
   /** The signal that ended the server, when one did. */
@@ -38,6 +41,15 @@ export class ConnectionError extends FsboxError {
     this.signal = signal;
   }
 }
+
+/**
+ * ConnectionError is ConnectionLostError's name from before the naming scheme the SDKs share
+ * (docs/errors.md): the same class, so instanceof and catch clauses behave as before.
+ * @deprecated Use ConnectionLostError.
+ */
+export const ConnectionError = ConnectionLostError;
+/** @deprecated Use ConnectionLostError. */
+export type ConnectionError = ConnectionLostError;
 
 /** RpcError is a JSON-RPC error response that is not a tool failure, e.g. -32800 (cancelled). */
 export class RpcError extends FsboxError {

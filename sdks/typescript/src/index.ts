@@ -9,6 +9,7 @@ export type { ChangeRequest, ChangeRequestEdit, ClientOptions, ResultShape, Unkn
 export {
   BinaryNotFoundError,
   ConnectionError,
+  ConnectionLostError,
   FsboxError,
   ResultShapeError,
   RpcError,

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 
-import { ConnectionError, RpcError, errorFromWire } from "./errors.js";
+import { ConnectionLostError, RpcError, errorFromWire } from "./errors.js";
 import type { WireError } from "./errors.js";
 import type { ClientMethods, ClientNotifications } from "./types.gen.js";
 
@@ -71,7 +71,7 @@ type Child = ChildProcessByStdio<Writable, Readable, Readable>;
  * Transport runs one `fsbox serve` child and speaks newline-delimited JSON-RPC 2.0 with it:
  * requests are pipelined, responses matched by id, server notifications and requests handed to
  * the handlers in wire order. When the child goes away every pending call rejects at once with a
- * ConnectionError. The child's stderr is copied to this process's stderr, and its tail is kept
+ * ConnectionLostError. The child's stderr is copied to this process's stderr, and its tail is kept
  * for error messages.
  */
 export class Transport {
@@ -82,7 +82,7 @@ export class Transport {
   private stderrTail = "";
   private stdoutEnded = false;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  private failure: ConnectionError | undefined;
+  private failure: ConnectionLostError | undefined;
   private closing: Promise<void> | undefined;
   private readonly exited: Promise<void>;
 
@@ -101,7 +101,7 @@ export class Transport {
       this.child.on("error", (err) => {
         if (this.child.pid === undefined) {
           // Spawning failed: there is no process to wait for.
-          this.fail(new ConnectionError(`cannot start ${binary}: ${err.message}`));
+          this.fail(new ConnectionLostError(`cannot start ${binary}: ${err.message}`));
           resolve();
         }
       });
@@ -131,7 +131,7 @@ export class Transport {
     options: CallOptions = {},
   ): Promise<ClientMethods[M]["result"]> {
     if (this.closing !== undefined && method !== "shutdown") {
-      return Promise.reject(new ConnectionError("the fsbox client is closed"));
+      return Promise.reject(new ConnectionLostError("the fsbox client is closed"));
     }
     if (this.failure !== undefined) {
       return Promise.reject(this.failure);
@@ -202,7 +202,7 @@ export class Transport {
       }
     }
     await this.exited;
-    this.fail(new ConnectionError("the fsbox client is closed"));
+    this.fail(new ConnectionLostError("the fsbox client is closed"));
   }
 
   private send(message: object): void {
@@ -275,11 +275,11 @@ export class Transport {
     const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
     const tail = this.stderrTail.trim();
     const detail = tail === "" ? "" : `; its stderr ended with:\n${tail}`;
-    this.fail(new ConnectionError(`the fsbox server ${how}${detail}`, code, signal));
+    this.fail(new ConnectionLostError(`the fsbox server ${how}${detail}`, code, signal));
   }
 
   /** fail rejects every pending call with err; later calls reject with it too. */
-  private fail(err: ConnectionError): void {
+  private fail(err: ConnectionLostError): void {
     if (this.failure !== undefined) {
       return;
     }

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import {
+  ConnectionError,
+  ConnectionLostError,
   ERROR_CODES,
   ERROR_KIND_RETRY,
   FsboxError,
@@ -133,4 +135,13 @@ test("errorFromWire maps kinds, falls back to the retry table, and keeps other e
   assert.equal(cancelled.code, -32800);
   const newer = errorFromWire({ code: -32001, message: "m", data: { kind: "from_the_future" } });
   assert.ok(newer instanceof ToolRetryError, "an unknown kind under the retry code is a retry error");
+});
+
+test("the names from before the naming scheme stay exported, as the same classes", () => {
+  // ConnectionError (deprecated) is ConnectionLostError: catch clauses and instanceof written
+  // against the old name keep matching what the SDK throws.
+  assert.equal(ConnectionError, ConnectionLostError);
+  const err: ConnectionError = new ConnectionLostError("gone");
+  assert.ok(err instanceof ConnectionError && err instanceof FsboxError);
+  assert.equal(err.name, "ConnectionLostError");
 });

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import {
   BinaryNotFoundError,
   Client,
-  ConnectionError,
+  ConnectionLostError,
   RpcError,
   SCHEMA_HASH,
   SchemaMismatchError,
@@ -87,11 +87,11 @@ test("a server killed mid-call fails every pending call at once", { timeout: 10_
   const results = await Promise.allSettled(writes);
   for (const r of results) {
     assert.equal(r.status, "rejected");
-    assert.ok(r.reason instanceof ConnectionError, String(r.reason));
+    assert.ok(r.reason instanceof ConnectionLostError, String(r.reason));
     assert.match(r.reason.message, /killed by SIGKILL/);
     assert.equal(r.reason.signal, "SIGKILL");
   }
-  await assert.rejects(fs.readFile({ path: "a.txt" }), ConnectionError, "a call after the crash fails at once");
+  await assert.rejects(fs.readFile({ path: "a.txt" }), ConnectionLostError, "a call after the crash fails at once");
   await fs.close();
   assert.equal(alive(pid), false);
 });
@@ -127,7 +127,7 @@ test("close is idempotent and leaves no process behind", { timeout: 10_000 }, as
   assert.equal(alive(pid), false);
   assert.ok(!children().includes(pid));
   await fs.close();
-  await assert.rejects(fs.readFile({ path: "a.txt" }), (e: unknown) => e instanceof ConnectionError && /closed/.test(e.message));
+  await assert.rejects(fs.readFile({ path: "a.txt" }), (e: unknown) => e instanceof ConnectionLostError && /closed/.test(e.message));
 });
 
 test("arguments that cannot be sent reject the call and leave the connection usable", async () => {
@@ -201,7 +201,7 @@ test("a missing binary is reported with how to get one", async () => {
   }
   await assert.rejects(
     Client.start({ rootDir: tempRoot(), binary: "/nonexistent/fsbox" }),
-    (e: unknown) => e instanceof ConnectionError && /cannot start \/nonexistent\/fsbox/.test(e.message),
+    (e: unknown) => e instanceof ConnectionLostError && /cannot start \/nonexistent\/fsbox/.test(e.message),
   );
 });
 

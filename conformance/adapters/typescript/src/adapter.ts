@@ -18,7 +18,7 @@
 
 import { createInterface } from "node:readline";
 
-import { Client, ConnectionError, RpcError, ToolCallError } from "../../../../sdks/typescript/dist/index.js";
+import { Client, ConnectionLostError, RpcError, ToolCallError } from "../../../../sdks/typescript/dist/index.js";
 import type { Config, Event, ResultShape } from "../../../../sdks/typescript/dist/index.js";
 import { DISPATCH } from "./dispatch.gen.js";
 
@@ -128,7 +128,7 @@ function errorJSON(err: unknown): object {
   if (err instanceof RpcError) {
     return { code: err.code, message: err.message, data: err.data };
   }
-  if (err instanceof ConnectionError) {
+  if (err instanceof ConnectionLostError) {
     return { code: null, kind: "connection_lost", message: err.message };
   }
   return { code: null, message: err instanceof Error ? err.message : String(err) };

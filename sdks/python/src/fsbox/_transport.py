@@ -5,7 +5,7 @@ server's lines in order and handles each before the next: an event notification 
 client before the response that follows it resolves its call, and a change request is answered
 before anything after it is read. Responses are matched to calls by id, so calls pipeline: any
 number may be in flight at once. If the server dies, every pending call fails at once with
-ConnectionLost, and so does every later call.
+ConnectionLostError, and so does every later call.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import IO, Any
 
 from ._types_gen import PROTOCOL_VERSION, Config
-from .errors import BinaryNotFound, ConnectionLost, FsboxError, error_from_wire
+from .errors import BinaryNotFoundError, ConnectionLostError, FsboxError, error_from_wire
 
 VERSION = "0.1.0"
 
@@ -56,7 +56,7 @@ def find_binary(explicit: str | os.PathLike[str] | None) -> str:
             path = os.fspath(value)
             if os.path.isfile(path) and os.access(path, os.X_OK):
                 return path
-            raise BinaryNotFound(
+            raise BinaryNotFoundError(
                 f"{source} names {path!r}, which is not an executable file; {_HOW_TO_GET}"
             )
     bundled = bundled_binary()
@@ -64,7 +64,7 @@ def find_binary(explicit: str | os.PathLike[str] | None) -> str:
         return bundled
     found = shutil.which("fsbox")
     if found is None:
-        raise BinaryNotFound(
+        raise BinaryNotFoundError(
             "the fsbox binary was not found: this fsbox package bundles none (a source install), "
             "binary= was not given, FSBOX_BIN is unset and fsbox is not on PATH; "
             + _HOW_TO_GET
@@ -72,8 +72,8 @@ def find_binary(explicit: str | os.PathLike[str] | None) -> str:
     return found
 
 
-def _cannot_run(binary: str, e: OSError) -> BinaryNotFound:
-    return BinaryNotFound(f"cannot run {binary!r}: {e.strerror or e}; {_HOW_TO_GET}")
+def _cannot_run(binary: str, e: OSError) -> BinaryNotFoundError:
+    return BinaryNotFoundError(f"cannot run {binary!r}: {e.strerror or e}; {_HOW_TO_GET}")
 
 
 def initialize_params(
@@ -261,7 +261,7 @@ class SyncConnection:
         pending = _Pending()
         with self._lock:
             if self._lost is not None:
-                raise ConnectionLost(self._lost)
+                raise ConnectionLostError(self._lost)
             request_id = next(self._ids)
             self._pending[request_id] = pending
         try:
@@ -284,7 +284,7 @@ class SyncConnection:
         data = encode(message)
         with self._write_lock:
             if self._lost is not None:
-                raise ConnectionLost(self._lost)
+                raise ConnectionLostError(self._lost)
             try:
                 self._stdin.write(data)
                 self._stdin.flush()
@@ -294,7 +294,7 @@ class SyncConnection:
         # The pipe broke, so the server is gone: the reader is about to see EOF and say why.
         if not self.on_reader_thread():
             self._reader.join(5)
-        raise ConnectionLost(self._lost or "the fsbox server is not reading its input any more")
+        raise ConnectionLostError(self._lost or "the fsbox server is not reading its input any more")
 
     def _try_send(self, message: Mapping[str, Any]) -> None:
         try:
@@ -389,7 +389,7 @@ class SyncConnection:
             self._lost = self._lost or reason
             pending, self._pending = self._pending, {}
         for p in pending.values():
-            p.error = ConnectionLost(self._lost)
+            p.error = ConnectionLostError(self._lost)
             p.done.set()
 
     def reader_finished(self) -> bool:
@@ -399,7 +399,7 @@ class SyncConnection:
         """Shut the server down and reap it; killed if it is not gone within timeout seconds.
 
         While a callback runs, the server may be waiting for its answer, so the server is killed
-        at once instead (a write is never torn); pending calls fail with ConnectionLost.
+        at once instead (a write is never torn); pending calls fail with ConnectionLostError.
         """
         with self._close_lock:
             if self._closed:
@@ -488,7 +488,7 @@ class AsyncConnection:
                 "messages and cannot call the client; start another task for the work"
             )
         if self._lost is not None:
-            raise ConnectionLost(self._lost)
+            raise ConnectionLostError(self._lost)
         request_id = next(self._ids)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -507,7 +507,7 @@ class AsyncConnection:
     async def _send(self, message: Mapping[str, Any]) -> None:
         async with self._write_lock:
             if self._lost is not None:
-                raise ConnectionLost(self._lost)
+                raise ConnectionLostError(self._lost)
             try:
                 self._stdin.write(encode(message))
                 await self._stdin.drain()
@@ -517,7 +517,7 @@ class AsyncConnection:
         # The pipe broke, so the server is gone: the reader is about to see EOF and say why.
         if asyncio.current_task() is not self._reader:
             await asyncio.wait([self._reader], timeout=5)
-        raise ConnectionLost(self._lost or "the fsbox server is not reading its input any more")
+        raise ConnectionLostError(self._lost or "the fsbox server is not reading its input any more")
 
     def _write_now(self, message: Mapping[str, Any]) -> None:
         """Queue a line without waiting for the pipe; for cancellation, which cannot await."""
@@ -616,7 +616,7 @@ class AsyncConnection:
         pending, self._pending = self._pending, {}
         for future in pending.values():
             if not future.done():
-                future.set_exception(ConnectionLost(self._lost))
+                future.set_exception(ConnectionLostError(self._lost))
 
     async def close(self, timeout: float = 5.0) -> None:
         """Shut the server down and reap it; killed if it is not gone within timeout seconds.

@@ -37,7 +37,7 @@ from ._types_gen import (
     WireError,
     event_from_wire,
 )
-from .errors import FsboxError, ProtocolError, ResultShapeError, SchemaMismatch
+from .errors import FsboxError, ProtocolError, ResultShapeError, SchemaMismatchError
 
 _T = TypeVar("_T")
 
@@ -67,7 +67,7 @@ class ChangeRequest(FileChangeRequest):
     call's replacement arguments) to approve it with the reviewer's replacement: the server checks
     the replacement exactly as if the model had sent it and applies that instead, and the result
     has ``modified_by_reviewer`` set. Return without any of them to approve it. Raising aborts
-    the call: the server applies nothing and the call fails with ToolFatal, kind
+    the call: the server applies nothing and the call fails with ToolFatalError, kind
     ``change_request_failed``. Of cancel, approve_with and edit, the last call decides.
     """
 
@@ -184,7 +184,8 @@ def _decode_any_tool(shape: str, name: str, value: Any) -> ToolResult | RawResul
 
 def _initialized(binary: str, value: Any) -> InitializeResult:
     """Decode the initialize result, after checking its schema_hash: a server of another release
-    may send a result of another shape, and that is a SchemaMismatch, not a malformed result."""
+    may send a result of another shape, and that is a SchemaMismatchError, not a malformed
+    result."""
     if isinstance(value, dict):
         _check_schema(binary, value.get("schema_hash"))
     return _decode(InitializeResult.from_wire, value, "initialize")
@@ -193,7 +194,7 @@ def _initialized(binary: str, value: Any) -> InitializeResult:
 def _check_schema(binary: str, schema_hash: object) -> None:
     """Refuse a server whose schema_hash is not the one this SDK was generated from."""
     if schema_hash != SCHEMA_HASH:
-        raise SchemaMismatch(
+        raise SchemaMismatchError(
             f"{binary} answers with schema_hash {schema_hash!r}, but this SDK (fsbox "
             f"{VERSION}) was generated from {SCHEMA_HASH}; use the fsbox binary of the same "
             "release (the platform wheel bundles one), or regenerate the SDK with `fsbox gen`"
@@ -236,7 +237,7 @@ class Client(SyncTools):
     the tool descriptors and the schema_hash.
 
     Raises:
-        BinaryNotFound: no fsbox binary.
+        BinaryNotFoundError: no fsbox binary.
         FsboxError: initialize failed, for example on a bad config (kind invalid_arguments).
     """
 
@@ -290,7 +291,7 @@ class Client(SyncTools):
 
         Returns the tool's typed result, or a RawResult for a tool this SDK does not know or
         for every tool when the client was started with result_shape="text".
-        Raises ToolRetry for an unknown tool or bad arguments: hand the message to the model.
+        Raises ToolRetryError for an unknown tool or bad arguments: hand the message to the model.
         """
         result = self._conn.request(
             "tools/call", {"name": name, "arguments": dict(arguments or {})}

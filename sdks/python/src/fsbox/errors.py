@@ -1,14 +1,21 @@
 """The errors the fsbox SDK raises.
 
 Every one is an FsboxError with ``kind``, ``path``, ``message`` and ``code``. A tool failure is a
-ToolRetry (the model can fix the call: hand ``message`` back to it) or a ToolFatal (the run should
-stop). Compare ``kind``, never ``message``: messages are written for a model and may change.
+ToolRetryError (the model can fix the call: hand ``message`` back to it) or a ToolFatalError (the
+run should stop). Compare ``kind``, never ``message``: messages are written for a model and may
+change.
+
+Names follow one scheme across the SDKs: ``<What>Error`` in Python and TypeScript, ``Err<What>``
+(or ``*Error``) in Go; the table is in docs/errors.md. The names from before the scheme
+(``ToolRetry``, ``ToolFatal``, ``ConnectionLost``, ``SchemaMismatch``, ``BinaryNotFound``) still
+work, as the same classes, and warn with a DeprecationWarning when used.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._types_gen import ERROR_CODES, ERROR_KINDS
 
@@ -59,31 +66,31 @@ class FsboxError(Exception):
         return f"{name}(kind={self.kind!r}, path={self.path!r}, message={self.message!r})"
 
 
-class ToolRetry(FsboxError):
+class ToolRetryError(FsboxError):
     """The call failed in a way the model can fix (JSON-RPC -32001, or -32602 invalid params)."""
 
     retry = True
 
 
-class ToolFatal(FsboxError):
+class ToolFatalError(FsboxError):
     """The call failed and the run should stop (JSON-RPC -32002, or any other failure)."""
 
 
-class ConnectionLost(ToolFatal):
+class ConnectionLostError(ToolFatalError):
     """The server exited or the client was closed; no call on this client can succeed any more."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, kind="connection_lost")
 
 
-class ProtocolError(ToolFatal):
+class ProtocolError(ToolFatalError):
     """The server sent something the protocol does not allow."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, kind="protocol_error")
 
 
-class SchemaMismatch(ProtocolError):
+class SchemaMismatchError(ProtocolError):
     """The server's schema_hash is not the one this SDK was generated from: another release."""
 
 
@@ -96,7 +103,7 @@ class ResultShapeError(RuntimeError):
     """
 
 
-class BinaryNotFound(FsboxError):
+class BinaryNotFoundError(FsboxError):
     """No fsbox binary was found: not given, not in FSBOX_BIN, not on PATH."""
 
     def __init__(self, message: str) -> None:
@@ -130,5 +137,38 @@ def error_from_wire(error: Any) -> FsboxError:
     path = data.get("path")
     path = path if isinstance(path, str) else None
 
-    cls = ToolRetry if retry else ToolFatal
+    cls = ToolRetryError if retry else ToolFatalError
     return cls(message, kind=kind, path=path, code=code, data=data)
+
+
+# The names from before the scheme, kept so code written against them works: the same classes,
+# reached through __getattr__ so that using one warns. Type checkers see plain aliases.
+DEPRECATED_NAMES = {
+    "ToolRetry": "ToolRetryError",
+    "ToolFatal": "ToolFatalError",
+    "ConnectionLost": "ConnectionLostError",
+    "SchemaMismatch": "SchemaMismatchError",
+    "BinaryNotFound": "BinaryNotFoundError",
+}
+
+if TYPE_CHECKING:
+    ToolRetry = ToolRetryError
+    ToolFatal = ToolFatalError
+    ConnectionLost = ConnectionLostError
+    SchemaMismatch = SchemaMismatchError
+    BinaryNotFound = BinaryNotFoundError
+
+
+def deprecated_name(module: str, name: str) -> type[Exception]:
+    """The class an old name stands for, after a DeprecationWarning naming its new name."""
+    new = DEPRECATED_NAMES[name]
+    message = f"{module}.{name} is deprecated; use {module}.{new}, the same class"
+    warnings.warn(message, DeprecationWarning, stacklevel=3)
+    cls: type[Exception] = globals()[new]
+    return cls
+
+
+def __getattr__(name: str) -> Any:
+    if name in DEPRECATED_NAMES:
+        return deprecated_name(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

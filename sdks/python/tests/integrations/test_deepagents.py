@@ -1,4 +1,5 @@
-"""fsbox.deepagents: the backend alone, and under create_deep_agent with a fake chat model."""
+"""fsbox.integrations.deepagents: the backend alone, and under create_deep_agent with a fake chat
+model."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
-from fsbox.deepagents import FsboxBackend  # noqa: E402
+from fsbox.integrations.deepagents import FsboxBackend  # noqa: E402
 
 
 @pytest.fixture
@@ -157,7 +158,7 @@ def test_deep_agent_resumed_with_an_edit_decision(tmp_path: pathlib.Path, fsbox_
 def test_write_edited_to_another_path_reports_that_path(
     tmp_path: pathlib.Path, fsbox_bin: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fsbox.deepagents as adapter
+    import fsbox.integrations.deepagents as adapter
     from fsbox.integrations._common import _decision
 
     edit = {"type": "edit", "edited_action": {"args": {"file_path": "/docs/b.txt", "content": "r\n"}}}

@@ -1,4 +1,5 @@
-"""fsbox.langchain driven by LangChain's create_agent with a fake chat model and a real fsbox process."""
+"""fsbox.integrations.langchain driven by LangChain's create_agent with a fake chat model and a real
+fsbox process."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
-from fsbox.langchain import FsboxToolkit  # noqa: E402
+from fsbox.integrations.langchain import FsboxToolkit  # noqa: E402
 
 
 class ToolCallingFake(GenericFakeChatModel):

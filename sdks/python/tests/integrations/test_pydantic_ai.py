@@ -1,4 +1,5 @@
-"""fsbox.pydantic_ai driven by pydantic-ai's own FunctionModel through a real Agent and fsbox process."""
+"""fsbox.integrations.pydantic_ai driven by pydantic-ai's own FunctionModel through a real Agent and
+fsbox process."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults  # noqa
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 
-from fsbox.pydantic_ai import FileSystem, FsboxToolset  # noqa: E402
+from fsbox.integrations.pydantic_ai import FileSystem, FsboxToolset  # noqa: E402
 
 
 def scripted(calls: list[ToolCallPart]) -> tuple[FunctionModel, list[ToolReturnPart]]:

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
-from fsbox.deepagents import FsboxBackend  # noqa: E402
+from fsbox.integrations.deepagents import FsboxBackend  # noqa: E402
 
 Tree = dict[str, "str | None"]  # path -> text; None for a directory; "->target" for a symlink
 

@@ -32,7 +32,7 @@ from pydantic_ai_harness import FileSystem as HarnessFileSystem  # noqa: E402
 from pydantic_ai_harness import HarnessDeprecationWarning  # noqa: E402
 from pydantic_ai_harness import filesystem as hfs  # noqa: E402
 
-from fsbox.pydantic_ai import FileSystem as FsboxFileSystem  # noqa: E402
+from fsbox.integrations.pydantic_ai import FileSystem as FsboxFileSystem  # noqa: E402
 
 Tree = dict[str, "str | None"]  # path -> text, or None for a directory
 Listener = Callable[[Any, Any], Any]

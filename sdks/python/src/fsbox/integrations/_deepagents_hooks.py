@@ -46,8 +46,8 @@ def install(backend_type: type) -> None:
     ]
     if missing:
         raise ImportError(
-            "fsbox.deepagents needs deepagents' permission checks to resolve symlinks through its "
-            f"backend, but this deepagents has no {', '.join(missing)}; install the deepagents version "
+            "fsbox.integrations.deepagents needs deepagents' permission checks to resolve symlinks "
+            f"through its backend, but this deepagents has no {', '.join(missing)}; install the deepagents version "
             "docs/frameworks.md names"
         )
     original_resolve: Callable[[Any, str], str] = fs._resolve_real_path
