@@ -70,6 +70,10 @@ var pyModuleNames = map[string]bool{
 	"Self": true, "TOOL_NAMES": true, "TOOL_RESULTS": true, "TYPE_CHECKING": true,
 	"ToolFatal": true, "ToolResult": true, "ToolRetry": true, "TypeVar": true, "Union": true,
 	"WireError": true,
+	// The error classes under one naming scheme (docs/errors.md); the names above are their
+	// deprecated aliases, still exported.
+	"BinaryNotFoundError": true, "ConnectionLostError": true, "SchemaMismatch": true,
+	"SchemaMismatchError": true, "ToolFatalError": true, "ToolRetryError": true,
 }
 
 func init() { Register("python", emitPython) }
@@ -704,8 +708,8 @@ func pyToolMethod(w *pyWriter, t *Tool, async bool) {
 	}
 	lines = append(lines, "",
 		"Raises:",
-		"    ToolRetry: the call failed in a way the model can fix.",
-		"    ToolFatal: the call failed and the run should stop.",
+		"    ToolRetryError: the call failed in a way the model can fix.",
+		"    ToolFatalError: the call failed and the run should stop.",
 	)
 	w.docLines(2, lines)
 

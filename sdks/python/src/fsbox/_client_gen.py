@@ -83,8 +83,8 @@ class SyncTools:
                 show whole. The result says where the line continues.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ReadFileArgs(
             path=path,
@@ -111,8 +111,8 @@ class SyncTools:
                 the file changed since. Ignored when the file does not exist.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = WriteFileArgs(
             path=path,
@@ -149,8 +149,8 @@ class SyncTools:
                 the file changed since.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = EditFileArgs(
             path=path,
@@ -176,8 +176,8 @@ class SyncTools:
             path: Directory to list. Default ".".
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ListDirectoryArgs(
             path=path,
@@ -205,8 +205,8 @@ class SyncTools:
                 glob (* crosses /).
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = SearchFilesArgs(
             pattern=pattern,
@@ -233,8 +233,8 @@ class SyncTools:
             path: Directory to search from. Default ".".
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = FindFilesArgs(
             pattern=pattern,
@@ -254,8 +254,8 @@ class SyncTools:
             path: Directory to create, with any missing parents.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = CreateDirectoryArgs(
             path=path,
@@ -274,8 +274,8 @@ class SyncTools:
             path: File or directory to describe.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = FileInfoArgs(
             path=path,
@@ -303,8 +303,8 @@ class SyncTools:
                 rules skip it.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ListFilesArgs(
             path=path,
@@ -343,8 +343,8 @@ class SyncTools:
                 0.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = GrepArgs(
             pattern=pattern,
@@ -373,8 +373,8 @@ class SyncTools:
                 characters.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ReadMultipleFilesArgs(
             paths=paths,
@@ -397,8 +397,8 @@ class SyncTools:
             max_depth: How many levels below path to show; default unlimited.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = DirectoryTreeArgs(
             path=path,
@@ -418,8 +418,8 @@ class SyncTools:
             path: Empty directory to remove; never the root.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = RemoveDirectoryArgs(
             path=path,
@@ -446,8 +446,8 @@ class SyncTools:
                 most 10000 entries per call. Default false.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = DeleteArgs(
             path=path,
@@ -474,8 +474,8 @@ class SyncTools:
                 Default false: an existing destination is refused with already_exists.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = MoveFileArgs(
             source=source,
@@ -509,8 +509,8 @@ class SyncTools:
                 carries it.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ApplyPatchArgs(
             input=input,
@@ -550,8 +550,8 @@ class SyncTools:
             insert_text: insert: the text to insert.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = StrReplaceBasedEditToolArgs(
             command=command,
@@ -602,8 +602,8 @@ class AsyncTools:
                 show whole. The result says where the line continues.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ReadFileArgs(
             path=path,
@@ -630,8 +630,8 @@ class AsyncTools:
                 the file changed since. Ignored when the file does not exist.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = WriteFileArgs(
             path=path,
@@ -668,8 +668,8 @@ class AsyncTools:
                 the file changed since.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = EditFileArgs(
             path=path,
@@ -695,8 +695,8 @@ class AsyncTools:
             path: Directory to list. Default ".".
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ListDirectoryArgs(
             path=path,
@@ -724,8 +724,8 @@ class AsyncTools:
                 glob (* crosses /).
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = SearchFilesArgs(
             pattern=pattern,
@@ -752,8 +752,8 @@ class AsyncTools:
             path: Directory to search from. Default ".".
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = FindFilesArgs(
             pattern=pattern,
@@ -773,8 +773,8 @@ class AsyncTools:
             path: Directory to create, with any missing parents.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = CreateDirectoryArgs(
             path=path,
@@ -793,8 +793,8 @@ class AsyncTools:
             path: File or directory to describe.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = FileInfoArgs(
             path=path,
@@ -822,8 +822,8 @@ class AsyncTools:
                 rules skip it.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ListFilesArgs(
             path=path,
@@ -862,8 +862,8 @@ class AsyncTools:
                 0.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = GrepArgs(
             pattern=pattern,
@@ -892,8 +892,8 @@ class AsyncTools:
                 characters.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ReadMultipleFilesArgs(
             paths=paths,
@@ -918,8 +918,8 @@ class AsyncTools:
             max_depth: How many levels below path to show; default unlimited.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = DirectoryTreeArgs(
             path=path,
@@ -939,8 +939,8 @@ class AsyncTools:
             path: Empty directory to remove; never the root.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = RemoveDirectoryArgs(
             path=path,
@@ -967,8 +967,8 @@ class AsyncTools:
                 most 10000 entries per call. Default false.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = DeleteArgs(
             path=path,
@@ -995,8 +995,8 @@ class AsyncTools:
                 Default false: an existing destination is refused with already_exists.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = MoveFileArgs(
             source=source,
@@ -1030,8 +1030,8 @@ class AsyncTools:
                 carries it.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = ApplyPatchArgs(
             input=input,
@@ -1071,8 +1071,8 @@ class AsyncTools:
             insert_text: insert: the text to insert.
 
         Raises:
-            ToolRetry: the call failed in a way the model can fix.
-            ToolFatal: the call failed and the run should stop.
+            ToolRetryError: the call failed in a way the model can fix.
+            ToolFatalError: the call failed and the run should stop.
         """
         arguments = StrReplaceBasedEditToolArgs(
             command=command,
