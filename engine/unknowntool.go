@@ -33,39 +33,9 @@ func (e *Engine) unknownTool(name string) *Error {
 		}
 		return errorf(name, "", kindUnknownTool, "Tool %s %s; %s. Available: %s.", pyRepr(name), kind, how, available)
 	}
-	best, bestDist := "", 3
-	for _, t := range e.tools {
-		if d := editDistance(name, t); d < bestDist {
-			best, bestDist = t, d
-		}
-	}
+	best := schema.Suggest(name, e.tools) // the one "did you mean" of fsbox, as for argument names
 	if best != "" {
 		return errorf(name, "", kindUnknownTool, "Unknown tool %s. Did you mean %s? Available: %s.", pyRepr(name), pyRepr(best), available)
 	}
 	return errorf(name, "", kindUnknownTool, "Unknown tool %s. Available: %s.", pyRepr(name), available)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes; names longer than 64 bytes
-// are not compared (distance 64), which bounds the work for a hostile name.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

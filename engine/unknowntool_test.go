@@ -22,6 +22,7 @@ func TestUnknownToolSaysWhatToDo(t *testing.T) {
 		{ro, "write_file", `Tool 'write_file' is not available: this session is read-only.`},
 		{e, "read_files", `Unknown tool 'read_files'. Did you mean 'read_file'?`},
 		{e, "edit_fille", `Did you mean 'edit_file'?`},
+		{e, "ReadFile", `Did you mean 'read_file'?`},
 		{e, "rm_rf", `Unknown tool 'rm_rf'. Available: read_file,`},
 		{e, strings.Repeat("x", 10000), `Unknown tool 'xxx`},
 	} {
@@ -32,17 +33,6 @@ func TestUnknownToolSaysWhatToDo(t *testing.T) {
 		}
 		if err != nil && c.name == "rm_rf" && strings.Contains(err.Msg, "Did you mean") {
 			t.Errorf("rm_rf: a far name got a suggestion: %q", err.Msg)
-		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"read_file", "read_files", 1}, {"kitten", "sitting", 3}, {"abc", "", 3}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}
 }

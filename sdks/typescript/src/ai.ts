@@ -36,24 +36,15 @@ import type { Tool } from "ai";
 
 import type { ChangeRequest, ChangeRequestEdit, Client } from "./client.js";
 import { ToolCallError } from "./errors.js";
+import { TOOLS } from "./types.gen.js";
 
 /**
- * The tools that never change anything. Every other tool counts as a change (write_file,
- * edit_file, create_directory, and the opt-in delete, move_file and remove_directory, or any tool
- * a newer server adds), so `approve: "all"` asks before it: a tool wrongly asked about costs a
+ * The tools that never change anything, as the schema marks them (read_only). Every other tool
+ * counts as a change (write_file, edit_file, create_directory, the opt-in delete, move_file,
+ * remove_directory and edit formats, or any tool a newer server adds), so `approve: "all"` asks before it: a tool wrongly asked about costs a
  * click; a change not asked about is a change nobody approved.
  */
-const READ_TOOLS = new Set([
-  "read_file",
-  "read_multiple_files",
-  "list_directory",
-  "directory_tree",
-  "search_files",
-  "find_files",
-  "file_info",
-  "list_files",
-  "grep",
-]);
+const READ_TOOLS: ReadonlySet<string> = new Set(TOOLS.filter((t) => t.read_only).map((t) => t.name));
 
 /** Options of fsboxTools. */
 export interface FsboxToolsOptions {

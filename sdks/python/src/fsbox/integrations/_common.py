@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from ..client import ChangeRequest, Client, OnEvent
+from .._types_gen import READ_ONLY_TOOLS
 from ..errors import FsboxError
 
 ApproveMode = Literal["rules", "all", "never"]
@@ -33,20 +34,9 @@ ApproveMode = Literal["rules", "all", "never"]
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
 """The default tools that can send a change request."""
 
-READ_TOOLS = frozenset(
-    {
-        "read_file",
-        "read_multiple_files",
-        "list_directory",
-        "directory_tree",
-        "search_files",
-        "find_files",
-        "file_info",
-        "list_files",
-        "grep",
-    }
-)
-"""The tools that never change anything, so never send a change request."""
+READ_TOOLS = frozenset(READ_ONLY_TOOLS)
+"""The tools that never change anything, so never send a change request (the schema's read-only
+tools)."""
 
 
 def is_change_tool(name: str) -> bool:
