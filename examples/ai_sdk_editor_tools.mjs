@@ -2,14 +2,14 @@
 // fsbox: `node examples/ai_sdk_editor_tools.mjs [DIR]`.
 //
 // Needs `npm install @fsbox/sdk ai @ai-sdk/openai @ai-sdk/anthropic`. The model is the AI SDK's
-// MockLanguageModelV4 issuing the provider tool calls, so the example runs offline; pass
+// MockLanguageModelV3 issuing the provider tool calls, so the example runs offline; pass
 // openai("gpt-5.1") or anthropic("claude-sonnet-4-5") to generateText instead.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 
 import { Client } from "@fsbox/sdk";
 import { fsboxEditorTools } from "@fsbox/sdk/editor";
@@ -24,7 +24,7 @@ const step = (toolName, input, i) => ({
   usage,
   warnings: [],
 });
-const model = new MockLanguageModelV4({
+const model = new MockLanguageModelV3({
   doGenerate: [
     step("apply_patch", { callId: "p1", operation: { type: "update_file", path: "app.js", diff: "@@\n-export const port = 80;\n+export const port = 8080;\n" } }, 0),
     step("str_replace_based_edit_tool", { command: "insert", path: "app.js", insert_line: 0, insert_text: "// served by fsbox" }, 1),

@@ -42,9 +42,11 @@ run=$ai6/run
 rm -rf "$run" && mkdir -p "$run/node_modules/@fsbox/sdk"
 cp -r dist dist-test "$run/"
 cp package.json "$run/node_modules/@fsbox/sdk/" && cp -r dist "$run/node_modules/@fsbox/sdk/"
-cp "$root/examples/ai_sdk_agent.mjs" "$run/"
-(cd "$run" && node --test --test-timeout=60000 --test-reporter=spec dist-test/ai.test.js)
+cp "$root/examples/ai_sdk_agent.mjs" "$root/examples/ai_sdk_editor_tools.mjs" "$run/"
+(cd "$run" && node --test --test-timeout=60000 --test-reporter=spec dist-test/ai.test.js dist-test/editor.test.js)
 out=$(cd "$run" && node ai_sdk_agent.mjs "$ws/ai6")
 grep -q "^hello world$" <<<"$out" || { printf '%s\n' "$out"; echo "ai@6: the AI SDK example did not edit through fsbox" >&2; exit 1; }
-echo "ai@$(cd "$ai6" && node -p 'require("ai/package.json").version'): the AI SDK tests and examples/ai_sdk_agent.mjs ok"
+mkdir -p "$ws/ai6-editor"
+(cd "$run" && node ai_sdk_editor_tools.mjs "$ws/ai6-editor" | grep -q "^export const port = 8080;$") || { echo "ai@6: examples/ai_sdk_editor_tools.mjs failed" >&2; exit 1; }
+echo "ai@$(cd "$ai6" && node -p 'require("ai/package.json").version') with @ai-sdk/openai@3 and @ai-sdk/anthropic@3: the AI SDK and editor tests and both examples ok"
 rm -rf "$ws" "$run"

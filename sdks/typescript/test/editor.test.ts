@@ -7,12 +7,12 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 
 import { fsboxEditorTools } from "../dist/editor.js";
 import { start, tempRoot } from "./helpers.js";
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -20,7 +20,7 @@ const usage = {
 };
 
 /** A model that makes one tool call per step, then answers "done". */
-function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV4 {
+function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV3 {
   const steps: GenerateResult[] = calls.map(([toolName, input], i) => ({
     content: [{ type: "tool-call", toolCallId: `c${i}`, toolName, input: JSON.stringify(input) }],
     finishReason: { unified: "tool-calls", raw: "tool_calls" },
@@ -28,7 +28,7 @@ function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguage
     warnings: [],
   }));
   steps.push({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
-  return new MockLanguageModelV4({ doGenerate: steps });
+  return new MockLanguageModelV3({ doGenerate: steps });
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
