@@ -31,9 +31,6 @@ from ..errors import FsboxError
 ApproveMode = Literal["rules", "all", "never"]
 """Which changes wait for a human: rule-flagged only, every change, or none."""
 
-WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
-"""The default tools that can send a change request."""
-
 READ_TOOLS = frozenset(READ_ONLY_TOOLS)
 """The tools that never change anything, so never send a change request (the schema's read-only
 tools)."""
