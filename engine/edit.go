@@ -85,9 +85,8 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 			return nil, ann.redo
 		}
 		if ann.content != nil && *ann.content != string(updated) {
-			if strings.IndexByte(*ann.content, 0) >= 0 {
-				return nil, errorf(c.tool, r.rel, kindChangeRequestFailed,
-					"The reviewer's replacement content is binary (it has a NUL byte); edit_file only writes text. Nothing was changed.")
+			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {
+				return nil, err
 			}
 			updated = []byte(*ann.content)
 			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
@@ -208,4 +207,14 @@ func readAllSized(f io.Reader, size int64) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// reviewerTextOnly refuses a reviewer's replacement content that is binary (a NUL byte anywhere)
+// for a tool that edits text: the edit tools never write binary content, whoever supplies it.
+func reviewerTextOnly(c *call, rel, content string) *Error {
+	if strings.IndexByte(content, 0) < 0 {
+		return nil
+	}
+	return errorf(c.tool, rel, kindChangeRequestFailed,
+		"The reviewer's replacement content is binary (it has a NUL byte); %s only writes text. Nothing was changed.", c.tool)
 }

@@ -455,3 +455,28 @@ func TestReview_ReplacementRefused(t *testing.T) {
 		t.Errorf("newdir created")
 	}
 }
+
+// A reviewer's replacement content with a NUL byte is refused by the tools that edit text
+// (edit_file, the text editor's str_replace): nothing is written, and the failure is the host's
+// (change_request_failed), not the model's.
+func TestReview_BinaryContentRefusedByTextEdits(t *testing.T) {
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"edit_file", map[string]any{"path": "a.txt", "old_text": "old", "new_text": "new"}},
+		{schema.ToolStrReplaceBasedEditTool, map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "old", "new_str": "new"}},
+	} {
+		fx := makeFixture(t, "a.txt: old\n")
+		e := fx.engine(schema.Config{Tools: []string{"read_file", "edit_file", schema.ToolStrReplaceBasedEditTool}})
+		rec := recorder{reply: editContent("bin\x00ary\n")}
+		_, err := tryCall(t, e, c.tool, c.args, rec.hooks(true))
+		wantKind(t, c.tool, err, kindChangeRequestFailed)
+		if err != nil && !strings.Contains(err.Msg, "binary (it has a NUL byte); "+c.tool+" only writes text") {
+			t.Errorf("%s: message %q", c.tool, err.Msg)
+		}
+		if got := fx.read("a.txt"); got != "old\n" {
+			t.Errorf("%s: a.txt = %q; want it unchanged", c.tool, got)
+		}
+	}
+}

@@ -326,9 +326,8 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 			return nil, ann.redo
 		}
 		if ann.content != nil && *ann.content != string(updated) {
-			if strings.IndexByte(*ann.content, 0) >= 0 {
-				return nil, errorf(c.tool, r.rel, kindChangeRequestFailed,
-					"The reviewer's replacement content is binary (it has a NUL byte); %s only writes text. Nothing was changed.", c.tool)
+			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {
+				return nil, err
 			}
 			updated = []byte(*ann.content)
 			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
