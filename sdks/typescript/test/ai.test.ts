@@ -6,30 +6,11 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 
 import { fsboxTools, reviewChanges } from "../dist/ai.js";
 import type { ChangeRequest } from "../dist/index.js";
 import { start, tempRoot } from "./helpers.js";
-
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-/** A model that makes one tool call per step, then answers "done". */
-function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV3 {
-  const steps: GenerateResult[] = calls.map(([toolName, input], i) => ({
-    content: [{ type: "tool-call", toolCallId: `c${i}`, toolName, input: JSON.stringify(input) }],
-    finishReason: { unified: "tool-calls", raw: "tool_calls" },
-    usage,
-    warnings: [],
-  }));
-  steps.push({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
-  return new MockLanguageModelV3({ doGenerate: steps });
-}
+import { scripted } from "./scripted.js";
 
 function toolOutputs(result: Awaited<ReturnType<typeof generateText>>): Array<{ name: string; output: unknown; error: boolean }> {
   const out: Array<{ name: string; output: unknown; error: boolean }> = [];

@@ -7,29 +7,10 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 
 import { fsboxEditorTools } from "../dist/editor.js";
 import { start, tempRoot } from "./helpers.js";
-
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-/** A model that makes one tool call per step, then answers "done". */
-function scripted(calls: Array<[string, Record<string, unknown>]>): MockLanguageModelV3 {
-  const steps: GenerateResult[] = calls.map(([toolName, input], i) => ({
-    content: [{ type: "tool-call", toolCallId: `c${i}`, toolName, input: JSON.stringify(input) }],
-    finishReason: { unified: "tool-calls", raw: "tool_calls" },
-    usage,
-    warnings: [],
-  }));
-  steps.push({ content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
-  return new MockLanguageModelV3({ doGenerate: steps });
-}
+import { scripted } from "./scripted.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function outputs(result: { steps: ReadonlyArray<{ content: ReadonlyArray<any> }> }): Array<{ output: unknown; error: boolean }> {
