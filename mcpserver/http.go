@@ -137,18 +137,49 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	if body <= 0 {
 		body = DefaultMaxMessageBytes
 	}
-	g.next = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	getServer := func(*http.Request) *mcp.Server { return s.mcp }
+	g.legacy = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		SessionTimeout:      idle,
 		MaxRequestBodyBytes: body,
 		Logger:              slog.New(&logfHandler{logf: s.logf}),
 	})
+	// The SDK serves 2026-07-28 over HTTP only from a stateless handler, and a stateless handler
+	// keeps no session for an older client (which then loses elicitation, roots and its log
+	// level). So fsbox runs one of each on the same endpoint and routes by era (see modernHTTP).
+	g.modern = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		MaxRequestBodyBytes: body,
+		Logger:              slog.New(&logfHandler{logf: s.logf}),
+		// A 2026-07-28 request lives as long as its POST: a client that closes the response
+		// stream has cancelled the call (the specification's "MUST treat as cancellation").
+		PropagateRequestCancellation: true,
+	})
 	return g, nil
 }
 
-// httpGuard checks Origin, token and session cap before the SDK's handler sees a request.
+// modernHTTP reports whether r belongs to the 2026-07-28 generation of the protocol, served
+// statelessly: a POST whose MCP-Protocol-Version header names 2026-07-28 or later (the header is
+// required on every request of that generation and must match the body's _meta, which the SDK
+// checks). Everything else (initialize, requests of a legacy session, GET and DELETE) is the
+// session-based generation's, as the specification's dual-era rule says: "a request carrying
+// modern per-request _meta is served statelessly; an initialize request selects legacy semantics,
+// scoped to the session". A legacy client's header is never 2026-07-28 or later, because it only
+// sends the version its initialize negotiated.
+func modernHTTP(r *http.Request) bool {
+	v := r.Header.Values("MCP-Protocol-Version")
+	return r.Method == http.MethodPost && len(v) == 1 && v[0] >= ModernProtocolVersion
+}
+
+// ModernProtocolVersion is the first protocol version without initialize and sessions
+// (per-request _meta, server/discover, multi-round-trip requests).
+const ModernProtocolVersion = "2026-07-28"
+
+// httpGuard checks Origin, token and session cap before the SDK's handlers see a request, then
+// hands it to the handler of its protocol generation.
 type httpGuard struct {
 	srv     *mcp.Server
-	next    http.Handler
+	legacy  http.Handler // sessions (Mcp-Session-Id): protocol versions before 2026-07-28
+	modern  http.Handler // stateless: 2026-07-28 and later
 	token   []byte // SHA-256 of the token
 	origins map[string]bool
 	max     int
@@ -168,12 +199,17 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: send the server's token as Authorization: Bearer <token>", http.StatusUnauthorized)
 		return
 	}
-	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
-		g.next.ServeHTTP(w, r)
+	next := g.legacy
+	if modernHTTP(r) {
+		next = g.modern
+	} else if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+		next.ServeHTTP(w, r)
 		return
 	}
 	// This request may open a session: it takes a slot first. Once the SDK has answered, the slot
-	// stays with the session it opened, until that session ends, or is given back.
+	// stays with the session it opened, until that session ends, or is given back. A 2026-07-28
+	// request opens no session, so it holds its slot only while it runs: the cap also bounds the
+	// calls of that generation in flight.
 	if g.slots.Add(1) > int64(g.max) {
 		g.slots.Add(-1)
 		w.Header().Set("Retry-After", "10")
@@ -181,7 +217,7 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"end one with DELETE or wait for an idle one to expire", g.max), http.StatusServiceUnavailable)
 		return
 	}
-	g.next.ServeHTTP(w, r)
+	next.ServeHTTP(w, r)
 	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
 		for ss := range g.srv.Sessions() {
 			if ss.ID() == id {

@@ -92,6 +92,11 @@ func TestStreamableHTTPServesTheTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Each generation is spoken as asked: the client falls back to 2025-11-25 silently when
+		// the server does not offer 2026-07-28, so the negotiated version is the evidence.
+		if got := cs.InitializeResult().ProtocolVersion; got != version {
+			t.Errorf("asked for %s over HTTP, negotiated %s", version, got)
+		}
 		res := callTool(t, cs, "read_file", map[string]any{"path": "a.txt"})
 		if res.IsError || !strings.Contains(text(t, res), "five") {
 			t.Errorf("%s: read_file over HTTP: %q", version, text(t, res))
@@ -291,5 +296,45 @@ func TestHTTPHandlerRefusesAnOpenGuard(t *testing.T) {
 	}
 	if tok := NewToken(); CheckToken(tok) != nil || tok == NewToken() {
 		t.Errorf("NewToken %q", tok)
+	}
+}
+
+// The 2026-07-28 generation over HTTP is stateless: no Mcp-Session-Id is minted, nothing stays
+// open after a call, and a change is still approved, through a multi-round-trip request (the
+// legacy generation's elicitation/create needs a session, which that generation has not).
+func TestStreamableHTTPModernIsStatelessAndStillAsks(t *testing.T) {
+	f := newFixture(t)
+	srv, ts := httpServer(t, f, HTTPOptions{})
+	e := &elicitor{action: "accept", approve: true}
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: bearer{testToken}}},
+		&mcp.ClientSessionOptions{ProtocolVersion: modern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != modern {
+		t.Fatalf("negotiated %s", got)
+	}
+	if id := cs.ID(); id != "" {
+		t.Errorf("a 2026-07-28 client got session id %q", id)
+	}
+	res := callTool(t, cs, "write_file", map[string]any{"path": "new.txt", "content": "hi\n"})
+	if res.IsError || f.read(t, "new.txt") != "hi\n" || len(e.messages) != 1 {
+		t.Fatalf("approved write over modern HTTP: %q, asked %d times", text(t, res), len(e.messages))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for liveSessions(srv) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := liveSessions(srv); n != 0 {
+		t.Errorf("%d sessions left open by stateless requests", n)
+	}
+	// A request of the new generation without its _meta is refused by the SDK's checks, not
+	// served as a legacy request.
+	status, sid := post(t, ts, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
+		map[string]string{"Authorization": "Bearer " + testToken, "MCP-Protocol-Version": modern, "Mcp-Method": "tools/list"})
+	if status != http.StatusBadRequest || sid != "" {
+		t.Errorf("modern tools/list without _meta: status %d, session %q", status, sid)
 	}
 }

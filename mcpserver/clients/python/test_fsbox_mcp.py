@@ -202,13 +202,21 @@ def http_transport(url: str, token: str | None) -> Any:
     return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers))
 
 
-def test_streamable_http_on_loopback(root: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_streamable_http_on_loopback(root: Path, mode: str) -> None:
     proc, url, token = serve_http(root)
     try:
 
         async def go() -> None:
-            async with Client(http_transport(url, token)) as client:
+            seen: list[str] = []
+            async with Client(http_transport(url, token), mode=mode, elicitation_callback=elicitation("accept", True, seen)) as client:
+                # Over HTTP the 2026-07-28 generation is stateless; fsbox serves it beside the
+                # session-based one on the same endpoint, so auto mode gets the newer one.
+                assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
                 assert len((await client.list_tools()).tools) == len(NATIVE_CALLS)
+                res = await client.call_tool("write_file", {"path": "via-http.txt", "content": "h\n"})
+                assert not res.is_error and len(seen) == 1, (text_of(res), seen)
+                assert (root / "via-http.txt").read_text() == "h\n"
                 res = await client.call_tool("read_file", {"path": "a.txt"})
                 assert not res.is_error and "three" in text_of(res)
                 bad = await client.call_tool("read_file", {"path": "../secret.txt"})
