@@ -180,7 +180,7 @@ type httpGuard struct {
 	srv     *mcp.Server
 	legacy  http.Handler // sessions (Mcp-Session-Id): protocol versions before 2026-07-28
 	modern  http.Handler // stateless: 2026-07-28 and later
-	token   []byte // SHA-256 of the token
+	token   []byte       // SHA-256 of the token
 	origins map[string]bool
 	max     int
 	slots   atomic.Int64 // live sessions plus requests that may be opening one
