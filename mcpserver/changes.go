@@ -210,6 +210,11 @@ func (s *Server) eventSink(ctx context.Context, req *mcp.CallToolRequest) func(a
 	if req.Session == nil {
 		return nil
 	}
+	return s.sessionEventSink(ctx, req.Session)
+}
+
+// sessionEventSink sends events to ss as logging notifications (a resources/read's too).
+func (s *Server) sessionEventSink(ctx context.Context, ss *mcp.ServerSession) func(any) {
 	return func(ev any) {
 		data, err := json.Marshal(ev)
 		if err != nil {
@@ -227,7 +232,7 @@ func (s *Server) eventSink(ctx context.Context, req *mcp.CallToolRequest) func(a
 		case schema.KindFileWritten, schema.KindFileEdited, schema.KindDirectoryCreated:
 			level = "notice"
 		}
-		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "fsbox", Data: m}); err != nil {
+		if err := ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "fsbox", Data: m}); err != nil {
 			s.logf("sending an event: %v", err)
 		}
 	}

@@ -117,19 +117,21 @@ func New(opts Options) (*Server, error) {
 		eng.Close()
 		return nil, err
 	}
+	caps := &mcp.ServerCapabilities{
+		Logging: &mcp.LoggingCapabilities{},
+		Tools:   &mcp.ToolCapabilities{},
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "fsbox", Version: opts.Version, Description: sandboxLine(eng.Sandbox())}, &mcp.ServerOptions{
 		Instructions: "File tools confined to one directory. Paths are relative to the working directory; " +
 			"absolute paths must lie inside the root.",
 		Logger:                  slog.New(&logfHandler{logf: s.logf}),
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { s.forgetRoots(req.Session) },
-		Capabilities: &mcp.ServerCapabilities{
-			Logging: &mcp.LoggingCapabilities{},
-			Tools:   &mcp.ToolCapabilities{},
-		},
+		Capabilities: caps,
 	})
 	for _, t := range s.tools {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
+	s.addFileResources(caps)
 	s.mcp.AddReceivingMiddleware(s.failedApprovals)
 	return s, nil
 }
