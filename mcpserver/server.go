@@ -126,7 +126,7 @@ func New(opts Options) (*Server, error) {
 			"absolute paths must lie inside the root.",
 		Logger:                  slog.New(&logfHandler{logf: s.logf}),
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { s.forgetRoots(req.Session) },
-		Capabilities: caps,
+		Capabilities:            caps,
 	})
 	for _, t := range s.tools {
 		s.mcp.AddTool(t.tool, s.handler(t))
