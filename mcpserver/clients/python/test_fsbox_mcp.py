@@ -8,6 +8,7 @@ default mode (the 2026-07-28 protocol, probed with server/discover) and once in 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 import mcp_types as types
+from mcp.shared.exceptions import MCPError
 
 FSBOX = os.environ["FSBOX_BIN"]
 MODES = ["auto", "legacy"]
@@ -105,6 +107,70 @@ def test_traversal_is_an_error_result_without_host_paths(root: Path, mode: str) 
             res = await client.call_tool("write_file", {"path": "../escaped.txt", "content": "x"})
             assert res.is_error
             assert not (root.parent / "escaped.txt").exists()
+
+    run(go())
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea73581840000000049454e44ae426082"
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_files_are_resources_through_a_template_never_listed(root: Path, mode: str) -> None:
+    (root / "img.png").write_bytes(PNG)
+    (root / "notes.md").write_text("# notes\n")
+
+    async def go() -> None:
+        async with Client(server(root), mode=mode) as client:
+            assert (await client.list_resources()).resources == []
+            templates = (await client.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["file://{+path}"]
+            text = await client.read_resource((root / "notes.md").as_uri())
+            [c] = text.contents
+            assert isinstance(c, types.TextResourceContents) and c.text == "# notes\n" and c.mime_type == "text/markdown"
+            blob = await client.read_resource((root / "img.png").as_uri())
+            [b] = blob.contents
+            assert isinstance(b, types.BlobResourceContents) and b.mime_type == "image/png"
+            assert base64.b64decode(b.blob) == PNG
+
+    run(go())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_resource_uris_cannot_traverse(root: Path, mode: str) -> None:
+    (root / "out-link.txt").symlink_to(root.parent / "secret.txt")
+    base = root.as_uri()
+    uris = [
+        base + "/../secret.txt",
+        base + "/%2e%2e/secret.txt",
+        base + "/.%2E/secret.txt",
+        base + "/src%2F..%2F..%2Fsecret.txt",
+        (root.parent / "secret.txt").as_uri(),
+        "file:///etc/passwd",
+        base + "/out-link.txt",
+        "file://localhost" + str(root) + "/a.txt",
+        "file://evil.example" + str(root) + "/a.txt",
+        base + "/a.txt?x=1",
+        base + "/a.txt#frag",
+    ]
+
+    async def go() -> None:
+        async with Client(server(root), mode=mode) as client:
+            ok = await client.read_resource(base + "/a.txt")
+            assert [c.text for c in ok.contents] == ["one\ntwo\nthree\n"]  # type: ignore[union-attr]
+            for uri in uris:
+                with pytest.raises(MCPError) as caught:
+                    await client.read_resource(uri)
+                assert caught.value.code == -32602, (uri, caught.value.code, caught.value.message)
+                # fsbox's own refusal (the URI rule or the engine's containment), not a generic miss.
+                assert (caught.value.data or {}).get("kind") in ("invalid_path", "outside_root"), (uri, caught.value.data)
+                assert "canary" not in caught.value.message and "root:" not in caught.value.message
+            missing = root.as_uri() + "/missing.txt"
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource(missing)
+            assert caught.value.message == "Resource not found" and caught.value.data == {"uri": missing}
 
     run(go())
 
