@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { pathToFileURL } from "node:url";
+import { symlinkSync } from "node:fs";
 
 const FSBOX = process.env.FSBOX_BIN;
 assert.ok(FSBOX, "set FSBOX_BIN to the fsbox binary");
@@ -33,11 +35,26 @@ function makeRoot() {
   return root;
 }
 
-async function connect(args, { elicit } = {}) {
+async function connect(args, { elicit, received } = {}) {
   const capabilities = elicit ? { elicitation: {} } : {};
   const client = new Client({ name: "fsbox-ts-test", version: "1" }, { capabilities });
   if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
-  await client.connect(new StdioClientTransport({ command: FSBOX, args: ["mcp", ...args], stderr: "inherit" }));
+  const transport = new StdioClientTransport({ command: FSBOX, args: ["mcp", ...args], stderr: "inherit" });
+  if (received) {
+    // Record what the server sends: the SDK keeps the negotiated version to itself.
+    let handler;
+    Object.defineProperty(transport, "onmessage", {
+      configurable: true,
+      get: () => handler,
+      set: (h) => {
+        handler = (msg, extra) => {
+          received.push(msg);
+          h(msg, extra);
+        };
+      },
+    });
+  }
+  await client.connect(transport);
   return client;
 }
 
@@ -136,4 +153,54 @@ test("compat reference: read_text_file and edit_file with edits[]", async () => 
     await client.close();
   }
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "one\nTWO\nthree\n");
+});
+
+// @modelcontextprotocol/sdk 1.32.2 (the newest npm serves here) knows protocol versions up to
+// 2025-11-25 and has no server/discover: it gets the initialize generation, which fsbox still serves.
+test("negotiates 2025-11-25 through initialize", async () => {
+  const root = makeRoot();
+  const received = [];
+  const client = await connect(["--root", root], { received });
+  try {
+    const init = received.find((m) => m.result?.protocolVersion);
+    assert.equal(init?.result.protocolVersion, "2025-11-25");
+    assert.equal(client.getServerVersion()?.name, "fsbox");
+    assert.ok(client.getServerCapabilities()?.resources, "resources capability");
+  } finally {
+    await client.close();
+  }
+});
+
+test("files are resources by file:// URI, never listed, and URIs cannot traverse", async () => {
+  const root = makeRoot();
+  symlinkSync(join(dirname(root), "secret.txt"), join(root, "out-link.txt"));
+  const client = await connect(["--root", root]);
+  try {
+    assert.deepEqual((await client.listResources()).resources, []);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["file://{+path}"]);
+    const uri = pathToFileURL(join(root, "a.txt")).href;
+    const { contents } = await client.readResource({ uri });
+    assert.deepEqual(contents, [{ uri, mimeType: "text/plain", text: "one\ntwo\nthree\n" }]);
+    const base = pathToFileURL(root).href;
+    for (const bad of [
+      `${base}/../secret.txt`,
+      `${base}/%2e%2e/secret.txt`,
+      `${base}/src%2F..%2F..%2Fsecret.txt`,
+      pathToFileURL(join(dirname(root), "secret.txt")).href,
+      `${base}/out-link.txt`,
+      `file://localhost${root}/a.txt`,
+      `${base}/a.txt?x=1`,
+    ]) {
+      await assert.rejects(client.readResource({ uri: bad }), (err) => {
+        assert.ok(err instanceof McpError, String(err));
+        assert.equal(err.code, -32602, `${bad}: ${err.message}`);
+        assert.ok(["invalid_path", "outside_root"].includes(err.data?.kind), `${bad}: ${JSON.stringify(err.data)}`);
+        assert.ok(!err.message.includes("canary"));
+        return true;
+      });
+    }
+  } finally {
+    await client.close();
+  }
 });
