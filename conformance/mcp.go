@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -184,6 +185,10 @@ type mcpTarget struct {
 	cmdline string
 	argv    []string
 	mapping *ToolMapping
+	// protocol is the MCP generation the client asks for (mcp_protocol.go): "" for auto.
+	protocol string
+	seen     protocolsSeen
+	legacy   atomic.Bool // auto: the server left server/discover unanswered once (mcp_protocol.go)
 }
 
 // MCPTarget grades an MCP server on stdio, started once per vector. In argv, {root} becomes the
@@ -210,7 +215,7 @@ func MCPTarget(cmdline string, mapping *ToolMapping) (Target, error) {
 			}
 		}
 	}
-	return &mcpTarget{cmdline, argv, mapping}, nil
+	return &mcpTarget{cmdline: cmdline, argv: argv, mapping: mapping}, nil
 }
 
 func (t *mcpTarget) Name() string { return "mcp:" + t.cmdline }
@@ -261,11 +266,14 @@ func (s *mcpSession) Start(ctx context.Context, p StartParams) (any, map[string]
 	if !strings.Contains(s.t.cmdline, "{root}") {
 		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(p.RootDir), Name: "root"})
 	}
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, nil)
+	cs, err := s.t.connect(ctx, s, client, func() (*process, error) { return startProcessGrace(argv, p.RootDir, 2*time.Second) })
 	if err != nil {
 		return nil, nil, s.explain("connecting", err)
 	}
 	s.cs = cs
+	if err := s.t.negotiated(cs); err != nil {
+		return nil, nil, err
+	}
 	s.tools = map[string]bool{}
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {

@@ -205,6 +205,9 @@ type TargetOptions struct {
 	// Mapping maps the suite's tools onto an MCP server's (mcp targets): "reference" (default),
 	// "none", or a mapping file.
 	Mapping string
+	// MCPProtocol is the MCP protocol version the client speaks to mcp targets: "auto" (default:
+	// the server/discover probe, falling back to initialize) or one version (mcp_protocol.go).
+	MCPProtocol string
 }
 
 // ParseTarget turns "inproc", "server:<command line>", "binding:go|python|typescript",
@@ -231,7 +234,7 @@ func ParseTarget(spec string, o TargetOptions) (Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		return MCPTarget(strings.TrimPrefix(spec, "mcp:"), m)
+		return MCPTargetWithProtocol(strings.TrimPrefix(spec, "mcp:"), m, o.MCPProtocol)
 	}
 	return nil, fmt.Errorf("unknown target %q: want %s", spec, TargetForms)
 }

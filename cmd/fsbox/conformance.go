@@ -38,6 +38,8 @@ Targets:
                             offered as the client's MCP root), {config} by a file holding the
                             vector's config in fsbox's format (without it, vectors needing a config
                             skip). Tools map by --mapping (default: the reference server's names).
+                            The client probes with server/discover (MCP 2026-07-28) and falls back
+                            to initialize; --mcp-protocol VERSION speaks one version only.
 
 Profiles: strict (default) grades every expectation; security grades outcomes only (leaks of
 outside bytes, names or host paths; changes outside the root; refusals that must happen).
@@ -70,7 +72,7 @@ func runConformance(args []string) int {
 
 type conformanceOpts struct {
 	target, report, baseline, binary, repo string
-	profile, mapping                       string
+	profile, mapping, mcpProtocol          string
 	filters, tags, targets, labels         []string
 	markdown, jsonOut, doc, section        string
 	parallel                               int
@@ -94,6 +96,7 @@ func conformanceFlags(out io.Writer) *flag.FlagSet {
 	fs.Var((*multiFlag)(&o.tags), "tags", "run only vectors with a tag matching this glob (repeatable, or comma-separated), e.g. 'CVE-*', read_file")
 	fs.StringVar(&o.profile, "profile", "strict", "grading: strict (every expectation) or security (outcomes only)")
 	fs.StringVar(&o.mapping, "mapping", "reference", "mcp targets: tool mapping, 'reference', 'none' (suite names) or a mapping file")
+	fs.StringVar(&o.mcpProtocol, "mcp-protocol", conformance.MCPProtocolAuto, "mcp targets: the MCP protocol version to speak, 'auto' (server/discover, else initialize) or one of "+strings.Join(conformance.MCPProtocols[1:], ", "))
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "bound on one call or step; a hang fails with class timeout")
 	fs.DurationVar(&o.vectorTimeout, "vector-timeout", 3*time.Minute, "bound on one whole vector")
 	fs.StringVar(&o.markdown, "markdown", "", "matrix: write the Markdown table to this file")
@@ -160,7 +163,7 @@ func validTarget(t string) bool {
 
 // buildTarget resolves a target spec, finding this executable and the checkout where needed.
 func buildTarget(spec string, o conformanceOpts) (conformance.Target, int) {
-	topts := conformance.TargetOptions{Inproc: inprocDialer(), InprocConfig: inprocConfigDialer, Binary: o.binary, RepoDir: o.repo, Mapping: o.mapping}
+	topts := conformance.TargetOptions{Inproc: inprocDialer(), InprocConfig: inprocConfigDialer, Binary: o.binary, RepoDir: o.repo, Mapping: o.mapping, MCPProtocol: o.mcpProtocol}
 	if strings.HasPrefix(spec, "binding:") || strings.HasPrefix(spec, "adapter:") {
 		if topts.Binary == "" {
 			exe, err := os.Executable()
