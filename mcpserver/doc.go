@@ -12,6 +12,11 @@
 //   - a change is approved through MCP elicitation when the client declares it, otherwise the
 //     host's [ChangePolicy] decides;
 //   - events are MCP logging notifications, sent only to a client that set a log level;
+//   - files are resources through one file://{+path} template, never enumerated; a read is a
+//     read_file call after the URI rules of resources.go refuse every spelling of traversal;
+//   - both protocol generations are served: 2026-07-28 (server/discover, per-request _meta,
+//     multi-round-trip approvals) and the initialize handshake, chosen per client by how it
+//     opens; over HTTP by the MCP-Protocol-Version header (http.go);
 //   - the client's roots may narrow the host's root, never widen it (see roots.go);
 //   - [CompatReference] presents the reference filesystem server's tool names and argument shapes;
 //   - on stdio, [StdioTransport] answers bad input as fsbox serve does (stdio.go); over HTTP,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -245,5 +246,31 @@ func TestResourcePathRules(t *testing.T) {
 		if got, err := resourcePath(uri); err != nil || got != want {
 			t.Errorf("resourcePath(%q) = %q, %v; want %q", uri, got, err, want)
 		}
+	}
+}
+
+// A resource read is a file read like the tool's: it sends the same event once the client asked
+// for logs, without the root.
+func TestFileResourceReadSendsTheReadEvent(t *testing.T) {
+	f := newFixture(t)
+	got := make(chan *mcp.LoggingMessageParams, 16)
+	copts := &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		got <- req.Params
+	}}
+	cs := f.connect(t, Options{}, copts, legacy)
+	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readResource(cs, fileURI(filepath.Join(f.root, "a.txt"))); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-got:
+		data, _ := json.Marshal(ev)
+		if !strings.Contains(string(data), schema.KindFileRead) || strings.Contains(string(data), f.root) {
+			t.Errorf("event of a resource read: %s", data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event arrived")
 	}
 }
