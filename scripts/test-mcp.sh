@@ -5,6 +5,12 @@
 # (@modelcontextprotocol/sdk, pinned in mcpserver/clients/typescript/package-lock.json, installed
 # with npm ci when node_modules does not match package-lock.json) under node --test.
 #
+# Both protocol generations run: the Python client in its default mode (MCP 2026-07-28: the
+# server/discover probe, per-request _meta, multi-round-trip approvals) and in legacy mode (the
+# initialize handshake), on stdio and over HTTP; the TypeScript SDK, whose newest version knows
+# protocols up to 2025-11-25, over initialize. Each asserts the version it negotiated, and reads
+# files as resources (file://{+path}) including traversal attempts through resource URIs.
+#
 #   scripts/test-mcp.sh          uses FSBOX_BIN, or builds cmd/fsbox into a temporary directory
 set -euo pipefail
 
