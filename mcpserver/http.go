@@ -199,17 +199,20 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: send the server's token as Authorization: Bearer <token>", http.StatusUnauthorized)
 		return
 	}
-	next := g.legacy
+	// A 2026-07-28 request opens no session: it takes no slot (what bounds it while it runs is the
+	// HTTP server's connection limit, as for every request). Counting it would also refuse a client
+	// whose previous request's handler is still finishing after the answer went out.
 	if modernHTTP(r) {
-		next = g.modern
-	} else if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+		g.modern.ServeHTTP(w, r)
+		return
+	}
+	next := g.legacy
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
 		next.ServeHTTP(w, r)
 		return
 	}
 	// This request may open a session: it takes a slot first. Once the SDK has answered, the slot
-	// stays with the session it opened, until that session ends, or is given back. A 2026-07-28
-	// request opens no session, so it holds its slot only while it runs: the cap also bounds the
-	// calls of that generation in flight.
+	// stays with the session it opened, until that session ends, or is given back.
 	if g.slots.Add(1) > int64(g.max) {
 		g.slots.Add(-1)
 		w.Header().Set("Retry-After", "10")

@@ -330,6 +330,22 @@ func TestStreamableHTTPModernIsStatelessAndStillAsks(t *testing.T) {
 	if n := liveSessions(srv); n != 0 {
 		t.Errorf("%d sessions left open by stateless requests", n)
 	}
+	// Stateless requests take no session-cap slot: with a cap of one held by a legacy session,
+	// modern calls still run, back to back.
+	_, capped := httpServer(t, f, HTTPOptions{MaxSessions: 1})
+	lc, err := httpClient(t, capped, testToken, legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	mc, err := httpClient(t, capped, testToken, modern)
+	if err != nil {
+		t.Fatalf("a modern client beside a legacy session under a cap of one: %v", err)
+	}
+	for i := 0; i < 5; i++ {
+		callTool(t, mc, "read_file", map[string]any{"path": "a.txt"})
+	}
+	mc.Close()
 	// A request of the new generation without its _meta is refused by the SDK's checks, not
 	// served as a legacy request.
 	status, sid := post(t, ts, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
