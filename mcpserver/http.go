@@ -31,10 +31,14 @@ import (
 //  4. the session cap: a request that would open a session (a POST without Mcp-Session-Id)
 //     while [HTTPOptions.MaxSessions] sessions are live or being opened is refused with 503 and
 //     Retry-After. Sessions end on DELETE, when the server closes, or after IdleTimeout without a
-//     request (the SDK's SessionTimeout; a long-running call keeps its session alive).
+//     request (the SDK's SessionTimeout; a long-running call keeps its session alive). A request
+//     of the 2026-07-28 generation opens no session and takes no slot;
+//  5. the era: a POST whose MCP-Protocol-Version is 2026-07-28 or later goes to the SDK's
+//     stateless handler, everything else to its session handler (see modernHTTP).
 //
 // So memory is bounded under a flood: unauthenticated requests stop at 401 before the SDK reads
-// a byte of their body, and authenticated ones cannot hold more than MaxSessions sessions.
+// a byte of their body, authenticated ones cannot hold more than MaxSessions sessions, and
+// stateless ones hold memory only while they run, bounded by the HTTP server's connection limit.
 //
 // What it does not protect against, by design (docs/mcp.md, "Streamable HTTP: threat model"):
 //   - a process that can read the token (from fsbox's stderr, the host's token file or

@@ -197,6 +197,16 @@ func TestStreamableHTTPRefusesAForeignHostOnLoopback(t *testing.T) {
 	if code, _ := post(t, ts, initBody, map[string]string{"Authorization": "Bearer " + testToken, "Host": "attacker.example"}); code != http.StatusForbidden {
 		t.Errorf("a rebinding Host got %d, want 403", code)
 	}
+	// The stateless handler of the 2026-07-28 generation checks the Host too.
+	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	modernHeaders := map[string]string{"Authorization": "Bearer " + testToken, "MCP-Protocol-Version": modern, "Mcp-Method": "server/discover"}
+	if code, _ := post(t, ts, discover, modernHeaders); code != http.StatusOK {
+		t.Fatalf("server/discover got %d, want 200", code)
+	}
+	modernHeaders["Host"] = "attacker.example"
+	if code, _ := post(t, ts, discover, modernHeaders); code != http.StatusForbidden {
+		t.Errorf("a rebinding Host on a 2026-07-28 request got %d, want 403", code)
+	}
 }
 
 func TestStreamableHTTPCapsLiveSessions(t *testing.T) {
