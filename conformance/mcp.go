@@ -220,10 +220,11 @@ func MCPTarget(cmdline string, mapping *ToolMapping) (Target, error) {
 
 func (t *mcpTarget) Name() string { return "mcp:" + t.cmdline }
 
-// Capabilities: tool calls only. No fsbox initialize to check, no events or change requests, no
-// raw lines; a configuration only when the command takes {config}.
+// Capabilities: tool calls, and MCP resources methods (mcp_resources.go). No fsbox initialize to
+// check, no events or change requests, no raw lines; a configuration only when the command takes
+// {config}.
 func (t *mcpTarget) Capabilities() map[string]bool {
-	return map[string]bool{"config": strings.Contains(t.cmdline, "{config}")}
+	return map[string]bool{"config": strings.Contains(t.cmdline, "{config}"), "mcp_resources": true}
 }
 
 func (t *mcpTarget) Open(ctx context.Context) (Session, error) { return &mcpSession{t: t}, nil }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -73,5 +74,58 @@ func TestMCPClientSpeaksBothGenerations(t *testing.T) {
 	}
 	if _, err := MCPTargetWithProtocol(bin+" mcp {root}", nil, "2099-01-01"); err == nil {
 		t.Error("an unknown protocol version was accepted")
+	}
+}
+
+// The resources vectors grade MCP file resources: fsbox passes them in both generations, a server
+// that reads resource URIs from the host without containment fails every one that reaches outside,
+// and a server without resources skips them (it cannot leak through what it does not serve).
+func TestResourceVectors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the fsbox command")
+	}
+	dir := t.TempDir()
+	bin, naive := filepath.Join(dir, "fsbox"), filepath.Join(dir, "naiveresources")
+	for out, pkg := range map[string]string{bin: "../cmd/fsbox", naive: "./testdata/naiveresources"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", pkg, err, b)
+		}
+	}
+	t.Chdir(dir)
+	run := func(cmd, protocol, profile string) *Summary {
+		target, err := MCPTargetWithProtocol(cmd, nil, protocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runWatched(t, Options{Target: target, Filter: []string{"resources/**"}, Profile: profile, TempDir: t.TempDir()})
+	}
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		s := run(bin+" mcp {root}", protocol, ProfileStrict)
+		if passed, failed, skipped, _ := s.Counts(); passed < 10 || failed+skipped != 0 {
+			t.Errorf("fsbox mcp over %s: %d passed, %d failed, %d skipped", protocol, passed, failed, skipped)
+		}
+	}
+	s := run(naive+" {root}", "", ProfileSecurity)
+	outside := map[string]bool{}
+	for _, r := range s.Results {
+		for _, d := range r.Details {
+			if d.Class == ClassLeak && strings.Contains(strings.Join(r.Failures, " "), "TOP SECRET") {
+				outside[r.ID] = true
+			}
+		}
+	}
+	for _, id := range []string{"resources/uri-dotdot", "resources/uri-encoded-dotdot", "resources/uri-half-encoded-dotdot",
+		"resources/uri-encoded-slash", "resources/uri-absolute-outside", "resources/uri-prefix-sibling", "resources/uri-symlink-out"} {
+		if !outside[id] {
+			t.Errorf("the naive server passed %s without an outside read being found", id)
+		}
+	}
+	conf := filepath.Join(dir, "no-read.json")
+	if err := os.WriteFile(conf, []byte(`{"tools": ["list_directory"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = run(bin+" mcp --config "+conf+" {root}", "", ProfileSecurity)
+	if passed, failed, skipped, _ := s.Counts(); skipped == 0 || passed+failed != 0 {
+		t.Errorf("a server without resources: %d passed, %d failed, %d skipped; want all skipped", passed, failed, skipped)
 	}
 }

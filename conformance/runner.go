@@ -337,7 +337,8 @@ func (r *runner) missingCaps() []string {
 				need["config"] = true
 			}
 			need["raw_wire"] = need["raw_wire"] || st.Raw != nil
-			need["methods"] = need["methods"] || st.Method != ""
+			need["methods"] = need["methods"] || (st.Method != "" && !isResourceMethod(st.Method))
+			need["mcp_resources"] = need["mcp_resources"] || isResourceMethod(st.Method)
 			need["pipelining"] = need["pipelining"] || st.Parallel != nil
 			for _, op := range st.FS {
 				entry(op.Entry)
@@ -579,8 +580,9 @@ func (r *runner) callStep(ctx context.Context, st *Step, label string) (skipped 
 // methodStep sends a step's protocol method (not a tool) and checks its outcome.
 func (r *runner) methodStep(ctx context.Context, st *Step, label string) (skipped string, ran bool) {
 	rq, _ := r.sess.(requester)
-	out, err := rq.Request(ctx, st.Method, r.fx.ExpandAll(r.subst(st.Params)))
-	return r.checkAnswer(label, st.Method, st, out, err, nil)
+	params := r.fx.ExpandAll(r.subst(st.Params))
+	out, err := rq.Request(ctx, st.Method, params)
+	return r.checkAnswer(label, st.Method, st, out, err, sentByMethod(st.Method, params))
 }
 
 // checkAnswer checks what the target answered to the call or method name: a failure of the
