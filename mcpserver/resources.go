@@ -111,6 +111,11 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			p, r.MediaType, r.Size))
 	case r.TotalLines == 0:
 		out.MIMEType, out.Blob = textType(p), []byte{}
+	case r.LinesShown == 0:
+		// Not one line fits: the first is longer than the read window.
+		return nil, resourceError(uri, "", fmt.Sprintf(
+			"'%s' has a first line longer than one read returns. Use %s with path='%s', offset=0 and column=0 to read it in pieces.",
+			p, s.readTool(), p))
 	case r.Content == nil || r.NextOffset != nil || r.LinesShown < r.TotalLines:
 		next := r.LinesShown
 		return nil, resourceError(uri, "", fmt.Sprintf(

@@ -225,6 +225,21 @@ func TestFileResourceKeepsTheReadBudget(t *testing.T) {
 		if want := c.tool + " with path='" + long + "' and offset=5"; !strings.Contains(je.Message, want) {
 			t.Errorf("%s: %q does not say %q", c.tool, je.Message, want)
 		}
+		wide := filepath.Join(f.root, "wide.txt")
+		if err := os.WriteFile(wide, []byte(strings.Repeat("x", 300000)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = readResource(cs, fileURI(wide))
+		je = resourceErr(t, "wide.txt", err, -32602)
+		if want := c.tool + " with path='" + wide + "', offset=0 and column=0"; !strings.Contains(je.Message, want) {
+			t.Errorf("%s: %q does not say %q", c.tool, je.Message, want)
+		}
+		// Every hint is callable: the named tool takes exactly these arguments in this mode.
+		for _, args := range []map[string]any{{"path": wide, "offset": 0, "column": 0}, {"path": long, "offset": 5}} {
+			if res := callTool(t, cs, c.tool, args); res.IsError {
+				t.Errorf("%s %v, as the hint says: %s", c.tool, args, text(t, res))
+			}
+		}
 		_, err = readResource(cs, fileURI(filepath.Join(f.root, "bin.dat")))
 		je = resourceErr(t, "bin.dat", err, -32602)
 		var data map[string]any
