@@ -103,7 +103,7 @@ class ApplyPatchOperation:
             and (v3 is None or v3.__class__ is str)
         ):
             return cls(
-                type=v0,
+                type=v0,  # type: ignore[arg-type]
                 path=v1,
                 diff=v2,
                 move_to=v3,
@@ -294,7 +294,7 @@ class ChangeRequestResult:
             return cls(
                 approve=v0,
                 reason=v1,
-                decision=v2,
+                decision=v2,  # type: ignore[arg-type]
                 content=v3,
                 arguments=_w.opt(data, "arguments", _w.mapping(_w.any_value)),
             )
@@ -355,7 +355,7 @@ class ClientCapabilities:
             return cls(
                 events=v0,
                 change_requests=v1,
-                result_shape=v2,
+                result_shape=v2,  # type: ignore[arg-type]
             )
         return cls(
             events=_w.opt(data, "events", _w.boolean),
@@ -910,7 +910,7 @@ class DirEntry:
         ):
             return cls(
                 path=v0,
-                type=v1,
+                type=v1,  # type: ignore[arg-type]
                 size=v2,
                 depth=v3,
                 modified_at=v4,
@@ -1435,7 +1435,7 @@ class ErrorData:
             and (v3 is None or v3.__class__ is str)
         ):
             return cls(
-                kind=v0,
+                kind=v0,  # type: ignore[arg-type]
                 retry=v1,
                 counts_as_retry=v2,
                 path=v3,
@@ -1574,10 +1574,10 @@ class FileChangeRequest:
                 path=v1,
                 root_dir=v2,
                 tool=v3,
-                operation=v4,
+                operation=v4,  # type: ignore[arg-type]
                 diff=v5,
                 truncated=v6,
-                reason=v7,
+                reason=v7,  # type: ignore[arg-type]
                 rule=_w.opt(data, "rule", _w.nested(PermissionRule.from_wire)),
             )
         return cls(
@@ -1867,7 +1867,7 @@ class FileInfoResult:
             return cls(
                 text=v0,
                 path=v1,
-                type=v2,
+                type=v2,  # type: ignore[arg-type]
                 size=v3,
                 binary=v4,
                 lines=v5,
@@ -2218,7 +2218,7 @@ class FilesSearchedEvent:
                 root_dir=v2,
                 tool=v3,
                 pattern=v4,
-                search=v5,
+                search=v5,  # type: ignore[arg-type]
                 match_count=v6,
                 truncated=v7,
             )
@@ -2732,7 +2732,7 @@ class InitializeResult:
                 cwd=v3,
                 tools=_w.req(data, "tools", _w.objects(ToolDescriptor.from_wire)),
                 schema_hash=v5,
-                result_shape=v6,
+                result_shape=v6,  # type: ignore[arg-type]
                 sandbox=_w.opt(data, "sandbox", _w.nested(Sandbox.from_wire)),
             )
         return cls(
@@ -3170,7 +3170,7 @@ class PatchedFile:
         ):
             return cls(
                 path=v0,
-                operation=v1,
+                operation=v1,  # type: ignore[arg-type]
                 moved_from=v2,
                 hash=v3,
             )
@@ -3847,7 +3847,7 @@ class Sandbox:
         ):
             return cls(
                 landlock=v0,
-                hooks=v1,
+                hooks=v1,  # type: ignore[arg-type]
             )
         return cls(
             landlock=_w.req(data, "landlock", _w.string),
@@ -4061,7 +4061,7 @@ class StrReplaceBasedEditToolArgs:
             and (v7 is None or v7.__class__ is str)
         ):
             return cls(
-                command=v0,
+                command=v0,  # type: ignore[arg-type]
                 path=v1,
                 view_range=_w.opt(data, "view_range", _w.array(_w.integer)),
                 file_text=v3,
@@ -4274,7 +4274,7 @@ class ToolError:
             and v1.__class__ is str
         ):
             return cls(
-                kind=v0,
+                kind=v0,  # type: ignore[arg-type]
                 message=v1,
             )
         return cls(
