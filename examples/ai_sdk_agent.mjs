@@ -9,8 +9,7 @@ import { join } from "node:path";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
-import { Client } from "@fsbox/sdk";
-import { fsboxTools } from "@fsbox/sdk/ai";
+import { fsboxTools, startClient } from "@fsbox/sdk/ai";
 
 const root = process.argv[2] ?? mkdtempSync(join(tmpdir(), "fsbox-ai-"));
 writeFileSync(join(root, "greeting.txt"), "hello wrld\n");
@@ -30,7 +29,8 @@ const model = new MockLanguageModelV3({
   ],
 });
 
-const client = await Client.start({ rootDir: root });
+// startClient: Client.start in the "text" result shape, all the tools need.
+const client = await startClient({ rootDir: root });
 try {
   const result = await generateText({ model, tools: fsboxTools(client), stopWhen: stepCountIs(5), prompt: "Fix the typo" });
   for (const s of result.steps) {

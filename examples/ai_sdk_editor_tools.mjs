@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
-import { Client } from "@fsbox/sdk";
-import { fsboxEditorTools } from "@fsbox/sdk/editor";
+import { fsboxEditorTools, startClient } from "@fsbox/sdk/editor";
 
 const root = process.argv[2] ?? mkdtempSync(join(tmpdir(), "fsbox-editor-"));
 writeFileSync(join(root, "app.js"), "export const port = 80;\n");
@@ -33,7 +32,7 @@ const model = new MockLanguageModelV3({
   ],
 });
 
-const client = await Client.start({ rootDir: root, config: { tools: ["apply_patch", "str_replace_based_edit_tool"] } });
+const client = await startClient({ rootDir: root, config: { tools: ["apply_patch", "str_replace_based_edit_tool"] } });
 try {
   const result = await generateText({ model, tools: fsboxEditorTools(client), stopWhen: stepCountIs(6), prompt: "Serve on port 8080" });
   for (const s of result.steps) {

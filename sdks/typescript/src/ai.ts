@@ -3,10 +3,9 @@
  *
  * ```ts
  * import { generateText, stepCountIs } from "ai";
- * import { Client } from "@fsbox/sdk";
- * import { fsboxTools, reviewChanges } from "@fsbox/sdk/ai";
+ * import { fsboxTools, reviewChanges, startClient } from "@fsbox/sdk/ai";
  *
- * const client = await Client.start({ rootDir: "workspace", onChangeRequest: reviewChanges(askUser) });
+ * const client = await startClient({ rootDir: "workspace", onChangeRequest: reviewChanges(askUser) });
  * try {
  *   const { text } = await generateText({ model, tools: fsboxTools(client), stopWhen: stepCountIs(10), prompt });
  * } finally {
@@ -19,7 +18,10 @@
  * 1. **Tools**: one AI SDK `tool({ description, inputSchema, execute })` per tool the server
  *    enabled; the input schema is the server's own JSON Schema (the schema bundle's), so the model
  *    sees exactly what fsbox validates.
- * 2. **Text**: `execute` resolves to fsbox's `text`, unchanged.
+ * 2. **Text**: `execute` resolves to fsbox's `text`, unchanged. `startClient` starts the client
+ *    with `resultShape: "text"`, so the server sends only the text and nothing else is parsed
+ *    (bench/README.md, "Adapters: result shapes"); `fsboxTools` works with a client of any shape
+ *    that carries text ("both", "text").
  * 3. **Errors**: a failure the model can fix rejects with fsbox's message, which the SDK hands back
  *    to the model as the tool's error output; one whose data says `counts_as_retry: false` resolves
  *    to the message as ordinary output; a fatal failure rejects with the SDK's ToolFatalError (the
@@ -34,7 +36,8 @@
 import { jsonSchema, tool } from "ai";
 import type { Tool } from "ai";
 
-import type { ChangeRequest, ChangeRequestEdit, Client } from "./client.js";
+import { Client } from "./client.js";
+import type { ChangeRequest, ChangeRequestEdit, ClientOptions } from "./client.js";
 import { ToolCallError } from "./errors.js";
 import { TOOLS } from "./types.gen.js";
 
@@ -45,6 +48,16 @@ import { TOOLS } from "./types.gen.js";
  * click; a change not asked about is a change nobody approved.
  */
 const READ_TOOLS: ReadonlySet<string> = new Set(TOOLS.filter((t) => t.read_only).map((t) => t.name));
+
+/**
+ * startClient starts a Client for the AI SDK tools: `Client.start` with `resultShape: "text"`
+ * unless the options say otherwise. The tools hand the model only the text, so the typed fields
+ * would be encoded by the server and parsed here for nobody (a list_directory of 300 entries
+ * sends a third of the bytes in the text shape).
+ */
+export function startClient(options: ClientOptions): Promise<Client> {
+  return Client.start({ resultShape: "text", ...options });
+}
 
 /** Options of fsboxTools. */
 export interface FsboxToolsOptions {

@@ -6,10 +6,9 @@
  * ```ts
  * import { generateText, stepCountIs } from "ai";
  * import { openai } from "@ai-sdk/openai";
- * import { Client } from "@fsbox/sdk";
- * import { fsboxEditorTools } from "@fsbox/sdk/editor";
+ * import { fsboxEditorTools, startClient } from "@fsbox/sdk/editor";
  *
- * const client = await Client.start({ rootDir: "workspace", config: { tools: ["apply_patch", "str_replace_based_edit_tool"] } });
+ * const client = await startClient({ rootDir: "workspace", config: { tools: ["apply_patch", "str_replace_based_edit_tool"] } });
  * const { apply_patch } = fsboxEditorTools(client);
  * await generateText({ model: openai("gpt-5.1"), tools: { apply_patch }, stopWhen: stepCountIs(10), prompt });
  * ```
@@ -32,6 +31,9 @@ import { openai } from "@ai-sdk/openai";
 import type { Tool } from "ai";
 
 import type { Client } from "./client.js";
+
+// The tools return only the text: start their client in the text shape (see ai.ts).
+export { startClient } from "./ai.js";
 import { ToolCallError } from "./errors.js";
 
 /** The tools fsboxEditorTools returns, keyed by the names the providers give them. */

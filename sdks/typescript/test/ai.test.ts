@@ -7,9 +7,10 @@ import { describe, test } from "node:test";
 
 import { generateText, stepCountIs } from "ai";
 
-import { fsboxTools, reviewChanges } from "../dist/ai.js";
+import { fsboxTools, reviewChanges, startClient } from "../dist/ai.js";
+import { startClient as startEditorClient } from "../dist/editor.js";
 import type { ChangeRequest } from "../dist/index.js";
-import { start, tempRoot } from "./helpers.js";
+import { binary, start, tempRoot } from "./helpers.js";
 import { scripted } from "./scripted.js";
 
 function toolOutputs(result: Awaited<ReturnType<typeof generateText>>): Array<{ name: string; output: unknown; error: boolean }> {
@@ -162,6 +163,42 @@ describe("fsboxTools with generateText", () => {
       assert.equal(tools["list_directory"]?.needsApproval, false);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("startClient: the tools' client asks for the text shape", () => {
+  test("the server answers in the text shape, and the tools work through it", async () => {
+    const root = tempRoot({ "notes.txt": "hello\nworld\n" });
+    const client = await startClient({ rootDir: root, binary: binary() });
+    try {
+      assert.equal(client.session.result_shape, "text");
+      // The reply as it came off the pipe: the text alone, no typed field encoded or parsed.
+      assert.deepEqual(Object.keys((await client.raw("list_directory", { path: "." })) as object), ["text"]);
+      const result = await generateText({
+        model: scripted([["read_file", { path: "notes.txt" }]]),
+        tools: fsboxTools(client),
+        stopWhen: stepCountIs(3),
+        prompt: "go",
+      });
+      const outs = toolOutputs(result);
+      assert.equal(outs.length, 1);
+      assert.match(String(outs[0]?.output), /^\[notes\.txt \| 2 lines/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("the editor entry point's startClient is the same, and options may still choose a shape", async () => {
+    const root = tempRoot();
+    const editor = await startEditorClient({ rootDir: root, binary: binary() });
+    const both = await startClient({ rootDir: root, binary: binary(), resultShape: "both" });
+    try {
+      assert.equal(editor.session.result_shape, "text");
+      assert.equal(both.session.result_shape, "both");
+    } finally {
+      await editor.close();
+      await both.close();
     }
   });
 });

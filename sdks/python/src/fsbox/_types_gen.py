@@ -44,6 +44,14 @@ class ApplyPatchArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("input")
+        if (
+            (v0 is None or v0.__class__ is str)
+        ):
+            return cls(
+                input=v0,
+                operation=_w.opt(data, "operation", _w.nested(ApplyPatchOperation.from_wire)),
+            )
         return cls(
             input=_w.opt(data, "input", _w.string),
             operation=_w.opt(data, "operation", _w.nested(ApplyPatchOperation.from_wire)),
@@ -84,6 +92,22 @@ class ApplyPatchOperation:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("type")
+        v1 = data.get("path")
+        v2 = data.get("diff")
+        v3 = data.get("move_to")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is str)
+            and (v3 is None or v3.__class__ is str)
+        ):
+            return cls(
+                type=v0,  # type: ignore[arg-type]
+                path=v1,
+                diff=v2,
+                move_to=v3,
+            )
         return cls(
             type=_w.req(data, "type", _w.literal),
             path=_w.req(data, "path", _w.string),
@@ -138,6 +162,25 @@ class ApplyPatchResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v4 = data.get("cancelled")
+        v5 = data.get("cancel_reason")
+        v6 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and (v4 is None or v4.__class__ is bool)
+            and (v5 is None or v5.__class__ is str)
+            and (v6 is None or v6.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                files=_w.req(data, "files", _w.objects(PatchedFile.from_wire)),
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditRun.from_wire)),
+                warnings=_w.opt(data, "warnings", _w.array(_w.string)),
+                cancelled=v4,
+                cancel_reason=v5,
+                modified_by_reviewer=v6,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             files=_w.req(data, "files", _w.array(_w.nested(PatchedFile.from_wire))),
@@ -177,6 +220,13 @@ class CancelParams:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("id")
+        if (
+            "id" in data
+        ):
+            return cls(
+                id=v0,
+            )
         return cls(
             id=_w.req(data, "id", _w.any_value),
         )
@@ -231,6 +281,23 @@ class ChangeRequestResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("approve")
+        v1 = data.get("reason")
+        v2 = data.get("decision")
+        v3 = data.get("content")
+        if (
+            v0.__class__ is bool
+            and (v1 is None or v1.__class__ is str)
+            and (v2 is None or v2.__class__ is str)
+            and (v3 is None or v3.__class__ is str)
+        ):
+            return cls(
+                approve=v0,
+                reason=v1,
+                decision=v2,  # type: ignore[arg-type]
+                content=v3,
+                arguments=_w.opt(data, "arguments", _w.mapping(_w.any_value)),
+            )
         return cls(
             approve=_w.req(data, "approve", _w.boolean),
             reason=_w.opt(data, "reason", _w.string),
@@ -277,6 +344,19 @@ class ClientCapabilities:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("events")
+        v1 = data.get("change_requests")
+        v2 = data.get("result_shape")
+        if (
+            (v0 is None or v0.__class__ is bool)
+            and (v1 is None or v1.__class__ is bool)
+            and (v2 is None or v2.__class__ is str)
+        ):
+            return cls(
+                events=v0,
+                change_requests=v1,
+                result_shape=v2,  # type: ignore[arg-type]
+            )
         return cls(
             events=_w.opt(data, "events", _w.boolean),
             change_requests=_w.opt(data, "change_requests", _w.boolean),
@@ -444,6 +524,59 @@ class Config:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("root_dir")
+        v1 = data.get("cwd")
+        v5 = data.get("allow_git_dirs")
+        v6 = data.get("max_read_lines")
+        v7 = data.get("max_read_chars")
+        v8 = data.get("max_list_results")
+        v9 = data.get("max_search_results")
+        v10 = data.get("max_find_results")
+        v11 = data.get("max_output_chars")
+        v12 = data.get("read_only")
+        v13 = data.get("content_hashes")
+        v14 = data.get("ignore_vcs")
+        v15 = data.get("show_dot_entries")
+        v19 = data.get("post_edit_timeout")
+        if (
+            (v0 is None or v0.__class__ is str)
+            and (v1 is None or v1.__class__ is str)
+            and (v5 is None or v5.__class__ is bool)
+            and (v6 is None or v6.__class__ is int)
+            and (v7 is None or v7.__class__ is int)
+            and (v8 is None or v8.__class__ is int)
+            and (v9 is None or v9.__class__ is int)
+            and (v10 is None or v10.__class__ is int)
+            and (v11 is None or v11.__class__ is int)
+            and (v12 is None or v12.__class__ is bool)
+            and (v13 is None or v13.__class__ is bool)
+            and (v14 is None or v14.__class__ is bool)
+            and (v15 is None or v15.__class__ is bool)
+            and (v19 is None or v19.__class__ is int)
+        ):
+            return cls(
+                root_dir=v0,
+                cwd=v1,
+                allowed_patterns=_w.opt(data, "allowed_patterns", _w.array(_w.string)),
+                denied_patterns=_w.opt(data, "denied_patterns", _w.array(_w.string)),
+                protected_patterns=_w.opt(data, "protected_patterns", _w.array(_w.string)),
+                allow_git_dirs=v5,
+                max_read_lines=v6,
+                max_read_chars=v7,
+                max_list_results=v8,
+                max_search_results=v9,
+                max_find_results=v10,
+                max_output_chars=v11,
+                read_only=v12,
+                content_hashes=v13,
+                ignore_vcs=v14,
+                show_dot_entries=v15,
+                tools=_w.opt(data, "tools", _w.array(_w.string)),
+                permissions=_w.opt(data, "permissions", _w.objects(PermissionRule.from_wire)),
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditHook.from_wire)),
+                post_edit_timeout=v19,
+                mounts=_w.opt(data, "mounts", _w.objects(Mount.from_wire)),
+            )
         return cls(
             root_dir=_w.opt(data, "root_dir", _w.string),
             cwd=_w.opt(data, "cwd", _w.string),
@@ -526,6 +659,13 @@ class CreateDirectoryArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        if (
+            v0.__class__ is str
+        ):
+            return cls(
+                path=v0,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
         )
@@ -566,6 +706,28 @@ class CreateDirectoryResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("created")
+        v3 = data.get("cancelled")
+        v4 = data.get("cancel_reason")
+        v5 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is bool
+            and (v3 is None or v3.__class__ is bool)
+            and (v4 is None or v4.__class__ is str)
+            and (v5 is None or v5.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                created=v2,
+                cancelled=v3,
+                cancel_reason=v4,
+                modified_by_reviewer=v5,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -609,6 +771,16 @@ class DeleteArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("recursive")
+        if (
+            v0.__class__ is str
+            and (v1 is None or v1.__class__ is bool)
+        ):
+            return cls(
+                path=v0,
+                recursive=v1,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             recursive=_w.opt(data, "recursive", _w.boolean),
@@ -652,6 +824,28 @@ class DeleteResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("removed")
+        v3 = data.get("cancelled")
+        v4 = data.get("cancel_reason")
+        v5 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is int
+            and (v3 is None or v3.__class__ is bool)
+            and (v4 is None or v4.__class__ is str)
+            and (v5 is None or v5.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                removed=v2,
+                cancelled=v3,
+                cancel_reason=v4,
+                modified_by_reviewer=v5,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -702,6 +896,25 @@ class DirEntry:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("type")
+        v2 = data.get("size")
+        v3 = data.get("depth")
+        v4 = data.get("modified_at")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is int)
+            and (v3 is None or v3.__class__ is int)
+            and (v4 is None or v4.__class__ is str)
+        ):
+            return cls(
+                path=v0,
+                type=v1,  # type: ignore[arg-type]
+                size=v2,
+                depth=v3,
+                modified_at=v4,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             type=_w.req(data, "type", _w.literal),
@@ -751,6 +964,25 @@ class DirectoryCreatedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("modified_by_reviewer")
+        if (
+            v0 == "file_system.directory_created"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and (v4 is None or v4.__class__ is bool)
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                modified_by_reviewer=v4,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.directory_created")),
             path=_w.req(data, "path", _w.string),
@@ -794,6 +1026,25 @@ class DirectoryListedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("entry_count")
+        if (
+            v0 == "file_system.directory_listed"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is int
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                entry_count=v4,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.directory_listed")),
             path=_w.req(data, "path", _w.string),
@@ -833,6 +1084,22 @@ class DirectoryRemovedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        if (
+            v0 == "file_system.directory_removed"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.directory_removed")),
             path=_w.req(data, "path", _w.string),
@@ -864,6 +1131,16 @@ class DirectoryTreeArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("max_depth")
+        if (
+            (v0 is None or v0.__class__ is str)
+            and (v1 is None or v1.__class__ is int)
+        ):
+            return cls(
+                path=v0,
+                max_depth=v1,
+            )
         return cls(
             path=_w.opt(data, "path", _w.string),
             max_depth=_w.opt(data, "max_depth", _w.integer),
@@ -905,6 +1182,21 @@ class DirectoryTreeResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v3 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v3.__class__ is bool
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                entries=_w.req(data, "entries", _w.objects(DirEntry.from_wire)),
+                truncated=v3,
+                hidden=_w.opt(data, "hidden", _w.nested(HiddenCounts.from_wire)),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -957,6 +1249,26 @@ class EditFileArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("old_text")
+        v2 = data.get("new_text")
+        v4 = data.get("replace_all")
+        v5 = data.get("expected_hash")
+        if (
+            v0.__class__ is str
+            and (v1 is None or v1.__class__ is str)
+            and (v2 is None or v2.__class__ is str)
+            and (v4 is None or v4.__class__ is bool)
+            and (v5 is None or v5.__class__ is str)
+        ):
+            return cls(
+                path=v0,
+                old_text=v1,
+                new_text=v2,
+                replacements=_w.opt(data, "replacements", _w.objects(Replacement.from_wire)),
+                replace_all=v4,
+                expected_hash=v5,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             old_text=_w.opt(data, "old_text", _w.string),
@@ -1027,6 +1339,33 @@ class EditFileResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("replacements")
+        v3 = data.get("hash")
+        v6 = data.get("cancelled")
+        v7 = data.get("cancel_reason")
+        v8 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is int
+            and (v3 is None or v3.__class__ is str)
+            and (v6 is None or v6.__class__ is bool)
+            and (v7 is None or v7.__class__ is str)
+            and (v8 is None or v8.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                replacements=v2,
+                hash=v3,
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditRun.from_wire)),
+                warnings=_w.opt(data, "warnings", _w.array(_w.string)),
+                cancelled=v6,
+                cancel_reason=v7,
+                modified_by_reviewer=v8,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -1085,6 +1424,23 @@ class ErrorData:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("retry")
+        v2 = data.get("counts_as_retry")
+        v3 = data.get("path")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is bool
+            and v2.__class__ is bool
+            and (v3 is None or v3.__class__ is str)
+        ):
+            return cls(
+                kind=v0,  # type: ignore[arg-type]
+                retry=v1,
+                counts_as_retry=v2,
+                path=v3,
+                supported=_w.opt(data, "supported", _w.array(_w.string)),
+            )
         return cls(
             kind=_w.req(data, "kind", _w.literal),
             retry=_w.req(data, "retry", _w.boolean),
@@ -1195,6 +1551,35 @@ class FileChangeRequest:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("operation")
+        v5 = data.get("diff")
+        v6 = data.get("truncated")
+        v7 = data.get("reason")
+        if (
+            v0 == "file_system.file_change_request"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is str
+            and v5.__class__ is str
+            and v6.__class__ is bool
+            and v7.__class__ is str
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                operation=v4,  # type: ignore[arg-type]
+                diff=v5,
+                truncated=v6,
+                reason=v7,  # type: ignore[arg-type]
+                rule=_w.opt(data, "rule", _w.nested(PermissionRule.from_wire)),
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.file_change_request")),
             path=_w.req(data, "path", _w.string),
@@ -1246,6 +1631,25 @@ class FileDeletedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("recursive")
+        if (
+            v0 == "file_system.file_deleted"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is bool
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                recursive=v4,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.file_deleted")),
             path=_w.req(data, "path", _w.string),
@@ -1309,6 +1713,38 @@ class FileEditedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("content_hash")
+        v6 = data.get("diff")
+        v7 = data.get("truncated")
+        v8 = data.get("replacements")
+        v9 = data.get("modified_by_reviewer")
+        if (
+            v0 == "file_system.file_edited"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is str
+            and v6.__class__ is str
+            and v7.__class__ is bool
+            and v8.__class__ is int
+            and (v9 is None or v9.__class__ is bool)
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                content_hash=v4,
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditRun.from_wire)),
+                diff=v6,
+                truncated=v7,
+                replacements=v8,
+                modified_by_reviewer=v9,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.file_edited")),
             path=_w.req(data, "path", _w.string),
@@ -1351,6 +1787,13 @@ class FileInfoArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        if (
+            v0.__class__ is str
+        ):
+            return cls(
+                path=v0,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
         )
@@ -1401,6 +1844,37 @@ class FileInfoResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("type")
+        v3 = data.get("size")
+        v4 = data.get("binary")
+        v5 = data.get("lines")
+        v6 = data.get("hash")
+        v7 = data.get("media_type")
+        v8 = data.get("symlink_target")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is int
+            and (v4 is None or v4.__class__ is bool)
+            and (v5 is None or v5.__class__ is int)
+            and (v6 is None or v6.__class__ is str)
+            and (v7 is None or v7.__class__ is str)
+            and (v8 is None or v8.__class__ is str)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                type=v2,  # type: ignore[arg-type]
+                size=v3,
+                binary=v4,
+                lines=v5,
+                hash=v6,
+                media_type=v7,
+                symlink_target=v8,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -1461,6 +1935,28 @@ class FileMovedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("source")
+        v5 = data.get("modified_by_reviewer")
+        if (
+            v0 == "file_system.file_moved"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is str
+            and (v5 is None or v5.__class__ is bool)
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                source=v4,
+                modified_by_reviewer=v5,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.file_moved")),
             path=_w.req(data, "path", _w.string),
@@ -1506,6 +2002,25 @@ class FileReadEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("content_hash")
+        if (
+            v0 == "file_system.file_read"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is str
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                content_hash=v4,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.file_read")),
             path=_w.req(data, "path", _w.string),
@@ -1540,6 +2055,15 @@ class FileReadItem:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        if (
+            v0.__class__ is str
+        ):
+            return cls(
+                path=v0,
+                result=_w.opt(data, "result", _w.nested(ReadFileResult.from_wire)),
+                error=_w.opt(data, "error", _w.nested(ToolError.from_wire)),
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             result=_w.opt(data, "result", _w.nested(ReadFileResult.from_wire)),
@@ -1590,6 +2114,29 @@ class FileWrittenEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("content_hash")
+        v6 = data.get("modified_by_reviewer")
+        if (
+            v0 == "file_system.file_written"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is str
+            and (v6 is None or v6.__class__ is bool)
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                content_hash=v4,
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditRun.from_wire)),
+                modified_by_reviewer=v6,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.file_written")),
             path=_w.req(data, "path", _w.string),
@@ -1647,6 +2194,34 @@ class FilesSearchedEvent:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("path")
+        v2 = data.get("root_dir")
+        v3 = data.get("tool")
+        v4 = data.get("pattern")
+        v5 = data.get("search")
+        v6 = data.get("match_count")
+        v7 = data.get("truncated")
+        if (
+            v0 == "file_system.files_searched"
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v4.__class__ is str
+            and v5.__class__ is str
+            and v6.__class__ is int
+            and v7.__class__ is bool
+        ):
+            return cls(
+                kind=v0,
+                path=v1,
+                root_dir=v2,
+                tool=v3,
+                pattern=v4,
+                search=v5,  # type: ignore[arg-type]
+                match_count=v6,
+                truncated=v7,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.const("file_system.files_searched")),
             path=_w.req(data, "path", _w.string),
@@ -1688,6 +2263,16 @@ class FindFilesArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("pattern")
+        v1 = data.get("path")
+        if (
+            v0.__class__ is str
+            and (v1 is None or v1.__class__ is str)
+        ):
+            return cls(
+                pattern=v0,
+                path=v1,
+            )
         return cls(
             pattern=_w.req(data, "pattern", _w.string),
             path=_w.opt(data, "path", _w.string),
@@ -1727,6 +2312,18 @@ class FindFilesResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v2 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and v2.__class__ is bool
+        ):
+            return cls(
+                text=v0,
+                paths=_w.req(data, "paths", _w.array(_w.string)),
+                truncated=v2,
+                hidden=_w.opt(data, "hidden", _w.nested(HiddenCounts.from_wire)),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             paths=_w.req(data, "paths", _w.array(_w.string)),
@@ -1777,6 +2374,31 @@ class GrepArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("pattern")
+        v1 = data.get("path")
+        v2 = data.get("glob")
+        v3 = data.get("file_type")
+        v4 = data.get("ignore_case")
+        v5 = data.get("literal")
+        v6 = data.get("context")
+        if (
+            v0.__class__ is str
+            and (v1 is None or v1.__class__ is str)
+            and (v2 is None or v2.__class__ is str)
+            and (v3 is None or v3.__class__ is str)
+            and (v4 is None or v4.__class__ is bool)
+            and (v5 is None or v5.__class__ is bool)
+            and (v6 is None or v6.__class__ is int)
+        ):
+            return cls(
+                pattern=v0,
+                path=v1,
+                glob=v2,
+                file_type=v3,
+                ignore_case=v4,
+                literal=v5,
+                context=v6,
+            )
         return cls(
             pattern=_w.req(data, "pattern", _w.string),
             path=_w.opt(data, "path", _w.string),
@@ -1828,6 +2450,22 @@ class GrepLine:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("line")
+        v2 = data.get("text")
+        v3 = data.get("context")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is int
+            and v2.__class__ is str
+            and (v3 is None or v3.__class__ is bool)
+        ):
+            return cls(
+                path=v0,
+                line=v1,
+                text=v2,
+                context=v3,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             line=_w.req(data, "line", _w.integer),
@@ -1872,6 +2510,18 @@ class GrepResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v2 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and v2.__class__ is bool
+        ):
+            return cls(
+                text=v0,
+                lines=_w.req(data, "lines", _w.objects(GrepLine.from_wire)),
+                truncated=v2,
+                hidden=_w.opt(data, "hidden", _w.nested(HiddenCounts.from_wire)),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             lines=_w.req(data, "lines", _w.array(_w.nested(GrepLine.from_wire))),
@@ -1915,6 +2565,19 @@ class HiddenCounts:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("dot")
+        v1 = data.get("access")
+        v2 = data.get("ignored")
+        if (
+            v0.__class__ is int
+            and v1.__class__ is int
+            and (v2 is None or v2.__class__ is int)
+        ):
+            return cls(
+                dot=v0,
+                access=v1,
+                ignored=v2,
+            )
         return cls(
             dot=_w.req(data, "dot", _w.integer),
             access=_w.req(data, "access", _w.integer),
@@ -1943,6 +2606,16 @@ class Implementation:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("name")
+        v1 = data.get("version")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+        ):
+            return cls(
+                name=v0,
+                version=v1,
+            )
         return cls(
             name=_w.req(data, "name", _w.string),
             version=_w.req(data, "version", _w.string),
@@ -1976,6 +2649,16 @@ class InitializeParams:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("protocol_version")
+        if (
+            v0.__class__ is str
+        ):
+            return cls(
+                protocol_version=v0,
+                client_info=_w.opt(data, "client_info", _w.nested(Implementation.from_wire)),
+                config=_w.opt(data, "config", _w.nested(Config.from_wire)),
+                capabilities=_w.opt(data, "capabilities", _w.nested(ClientCapabilities.from_wire)),
+            )
         return cls(
             protocol_version=_w.req(data, "protocol_version", _w.string),
             client_info=_w.opt(data, "client_info", _w.nested(Implementation.from_wire)),
@@ -2030,6 +2713,28 @@ class InitializeResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("protocol_version")
+        v2 = data.get("root_dir")
+        v3 = data.get("cwd")
+        v5 = data.get("schema_hash")
+        v6 = data.get("result_shape")
+        if (
+            v0.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is str
+            and v5.__class__ is str
+            and v6.__class__ is str
+        ):
+            return cls(
+                protocol_version=v0,
+                server_info=_w.req(data, "server_info", _w.nested(Implementation.from_wire)),
+                root_dir=v2,
+                cwd=v3,
+                tools=_w.req(data, "tools", _w.objects(ToolDescriptor.from_wire)),
+                schema_hash=v5,
+                result_shape=v6,  # type: ignore[arg-type]
+                sandbox=_w.opt(data, "sandbox", _w.nested(Sandbox.from_wire)),
+            )
         return cls(
             protocol_version=_w.req(data, "protocol_version", _w.string),
             server_info=_w.req(data, "server_info", _w.nested(Implementation.from_wire)),
@@ -2067,6 +2772,13 @@ class ListDirectoryArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        if (
+            (v0 is None or v0.__class__ is str)
+        ):
+            return cls(
+                path=v0,
+            )
         return cls(
             path=_w.opt(data, "path", _w.string),
         )
@@ -2105,6 +2817,21 @@ class ListDirectoryResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v3 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v3.__class__ is bool
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                entries=_w.req(data, "entries", _w.objects(DirEntry.from_wire)),
+                truncated=v3,
+                hidden=_w.opt(data, "hidden", _w.nested(HiddenCounts.from_wire)),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -2143,6 +2870,16 @@ class ListFilesArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("glob")
+        if (
+            (v0 is None or v0.__class__ is str)
+            and (v1 is None or v1.__class__ is str)
+        ):
+            return cls(
+                path=v0,
+                glob=v1,
+            )
         return cls(
             path=_w.opt(data, "path", _w.string),
             glob=_w.opt(data, "glob", _w.string),
@@ -2180,6 +2917,18 @@ class ListFilesResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v2 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and v2.__class__ is bool
+        ):
+            return cls(
+                text=v0,
+                paths=_w.req(data, "paths", _w.array(_w.string)),
+                truncated=v2,
+                hidden=_w.opt(data, "hidden", _w.nested(HiddenCounts.from_wire)),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             paths=_w.req(data, "paths", _w.array(_w.string)),
@@ -2227,6 +2976,19 @@ class Mount:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("dir")
+        v2 = data.get("read_only")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is bool)
+        ):
+            return cls(
+                path=v0,
+                dir=v1,
+                read_only=v2,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             dir=_w.req(data, "dir", _w.string),
@@ -2262,6 +3024,19 @@ class MoveFileArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("source")
+        v1 = data.get("destination")
+        v2 = data.get("overwrite")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is bool)
+        ):
+            return cls(
+                source=v0,
+                destination=v1,
+                overwrite=v2,
+            )
         return cls(
             source=_w.req(data, "source", _w.string),
             destination=_w.req(data, "destination", _w.string),
@@ -2310,6 +3085,31 @@ class MoveFileResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("source")
+        v2 = data.get("destination")
+        v3 = data.get("overwritten")
+        v4 = data.get("cancelled")
+        v5 = data.get("cancel_reason")
+        v6 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is str
+            and v3.__class__ is bool
+            and (v4 is None or v4.__class__ is bool)
+            and (v5 is None or v5.__class__ is str)
+            and (v6 is None or v6.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                source=v1,
+                destination=v2,
+                overwritten=v3,
+                cancelled=v4,
+                cancel_reason=v5,
+                modified_by_reviewer=v6,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             source=_w.req(data, "source", _w.string),
@@ -2358,6 +3158,22 @@ class PatchedFile:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("operation")
+        v2 = data.get("moved_from")
+        v3 = data.get("hash")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is str)
+            and (v3 is None or v3.__class__ is str)
+        ):
+            return cls(
+                path=v0,
+                operation=v1,  # type: ignore[arg-type]
+                moved_from=v2,
+                hash=v3,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             operation=_w.req(data, "operation", _w.literal),
@@ -2398,6 +3214,15 @@ class PermissionRule:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v2 = data.get("mode")
+        if (
+            v2.__class__ is str
+        ):
+            return cls(
+                operations=_w.req(data, "operations", _w.array(_w.string)),
+                paths=_w.req(data, "paths", _w.array(_w.string)),
+                mode=v2,
+            )
         return cls(
             operations=_w.req(data, "operations", _w.array(_w.string)),
             paths=_w.req(data, "paths", _w.array(_w.string)),
@@ -2444,6 +3269,17 @@ class PostEditHook:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v2 = data.get("timeout")
+        if (
+            v0.__class__ is str
+            and (v2 is None or v2.__class__ is int)
+        ):
+            return cls(
+                path=v0,
+                cmd=_w.req(data, "cmd", _w.array(_w.string)),
+                timeout=v2,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             cmd=_w.req(data, "cmd", _w.array(_w.string)),
@@ -2496,6 +3332,32 @@ class PostEditRun:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v2 = data.get("ok")
+        v3 = data.get("exit_code")
+        v4 = data.get("timed_out")
+        v5 = data.get("error")
+        v6 = data.get("output")
+        v7 = data.get("output_truncated")
+        if (
+            v0.__class__ is str
+            and v2.__class__ is bool
+            and v3.__class__ is int
+            and (v4 is None or v4.__class__ is bool)
+            and (v5 is None or v5.__class__ is str)
+            and (v6 is None or v6.__class__ is str)
+            and (v7 is None or v7.__class__ is bool)
+        ):
+            return cls(
+                path=v0,
+                cmd=_w.req(data, "cmd", _w.array(_w.string)),
+                ok=v2,
+                exit_code=v3,
+                timed_out=v4,
+                error=v5,
+                output=v6,
+                output_truncated=v7,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             cmd=_w.req(data, "cmd", _w.array(_w.string)),
@@ -2550,6 +3412,22 @@ class ReadFileArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("offset")
+        v2 = data.get("limit")
+        v3 = data.get("column")
+        if (
+            v0.__class__ is str
+            and (v1 is None or v1.__class__ is int)
+            and (v2 is None or v2.__class__ is int)
+            and (v3 is None or v3.__class__ is int)
+        ):
+            return cls(
+                path=v0,
+                offset=v1,
+                limit=v2,
+                column=v3,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             offset=_w.opt(data, "offset", _w.integer),
@@ -2636,6 +3514,50 @@ class ReadFileResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("binary")
+        v3 = data.get("size")
+        v4 = data.get("total_lines")
+        v5 = data.get("offset")
+        v6 = data.get("lines_shown")
+        v7 = data.get("next_offset")
+        v8 = data.get("column")
+        v9 = data.get("next_column")
+        v10 = data.get("hash")
+        v11 = data.get("content")
+        v12 = data.get("media_type")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is bool
+            and v3.__class__ is int
+            and v4.__class__ is int
+            and v5.__class__ is int
+            and v6.__class__ is int
+            and (v7 is None or v7.__class__ is int)
+            and (v8 is None or v8.__class__ is int)
+            and (v9 is None or v9.__class__ is int)
+            and (v10 is None or v10.__class__ is str)
+            and (v11 is None or v11.__class__ is str)
+            and (v12 is None or v12.__class__ is str)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                binary=v2,
+                size=v3,
+                total_lines=v4,
+                offset=v5,
+                lines_shown=v6,
+                next_offset=v7,
+                column=v8,
+                next_column=v9,
+                hash=v10,
+                content=v11,
+                media_type=v12,
+                data=_w.opt(data, "data", _w.base64_bytes),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -2696,6 +3618,9 @@ class ReadMultipleFilesArgs:
         return cls(
             paths=_w.req(data, "paths", _w.array(_w.string)),
         )
+        return cls(
+            paths=_w.req(data, "paths", _w.array(_w.string)),
+        )
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON object of this value, without the fields that are None."""
@@ -2728,6 +3653,18 @@ class ReadMultipleFilesResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v3 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and (v3 is None or v3.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                files=_w.req(data, "files", _w.objects(FileReadItem.from_wire)),
+                not_read=_w.opt(data, "not_read", _w.array(_w.string)),
+                truncated=v3,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             files=_w.req(data, "files", _w.array(_w.nested(FileReadItem.from_wire))),
@@ -2758,6 +3695,13 @@ class RemoveDirectoryArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        if (
+            v0.__class__ is str
+        ):
+            return cls(
+                path=v0,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
         )
@@ -2795,6 +3739,25 @@ class RemoveDirectoryResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("cancelled")
+        v3 = data.get("cancel_reason")
+        v4 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is bool)
+            and (v3 is None or v3.__class__ is str)
+            and (v4 is None or v4.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                cancelled=v2,
+                cancel_reason=v3,
+                modified_by_reviewer=v4,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -2831,6 +3794,16 @@ class Replacement:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("old_text")
+        v1 = data.get("new_text")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+        ):
+            return cls(
+                old_text=v0,
+                new_text=v1,
+            )
         return cls(
             old_text=_w.req(data, "old_text", _w.string),
             new_text=_w.req(data, "new_text", _w.string),
@@ -2866,6 +3839,16 @@ class Sandbox:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("landlock")
+        v1 = data.get("hooks")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+        ):
+            return cls(
+                landlock=v0,
+                hooks=v1,  # type: ignore[arg-type]
+            )
         return cls(
             landlock=_w.req(data, "landlock", _w.string),
             hooks=_w.req(data, "hooks", _w.literal),
@@ -2896,6 +3879,19 @@ class SearchFilesArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("pattern")
+        v1 = data.get("path")
+        v2 = data.get("include_glob")
+        if (
+            v0.__class__ is str
+            and (v1 is None or v1.__class__ is str)
+            and (v2 is None or v2.__class__ is str)
+        ):
+            return cls(
+                pattern=v0,
+                path=v1,
+                include_glob=v2,
+            )
         return cls(
             pattern=_w.req(data, "pattern", _w.string),
             path=_w.opt(data, "path", _w.string),
@@ -2937,6 +3933,18 @@ class SearchFilesResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v2 = data.get("truncated")
+        if (
+            v0.__class__ is str
+            and v2.__class__ is bool
+        ):
+            return cls(
+                text=v0,
+                matches=_w.req(data, "matches", _w.objects(SearchMatch.from_wire)),
+                truncated=v2,
+                hidden=_w.opt(data, "hidden", _w.nested(HiddenCounts.from_wire)),
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             matches=_w.req(data, "matches", _w.array(_w.nested(SearchMatch.from_wire))),
@@ -2974,6 +3982,19 @@ class SearchMatch:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("line")
+        v2 = data.get("text")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is int
+            and v2.__class__ is str
+        ):
+            return cls(
+                path=v0,
+                line=v1,
+                text=v2,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             line=_w.req(data, "line", _w.integer),
@@ -3023,6 +4044,32 @@ class StrReplaceBasedEditToolArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("command")
+        v1 = data.get("path")
+        v3 = data.get("file_text")
+        v4 = data.get("old_str")
+        v5 = data.get("new_str")
+        v6 = data.get("insert_line")
+        v7 = data.get("insert_text")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v3 is None or v3.__class__ is str)
+            and (v4 is None or v4.__class__ is str)
+            and (v5 is None or v5.__class__ is str)
+            and (v6 is None or v6.__class__ is int)
+            and (v7 is None or v7.__class__ is str)
+        ):
+            return cls(
+                command=v0,  # type: ignore[arg-type]
+                path=v1,
+                view_range=_w.opt(data, "view_range", _w.array(_w.integer)),
+                file_text=v3,
+                old_str=v4,
+                new_str=v5,
+                insert_line=v6,
+                insert_text=v7,
+            )
         return cls(
             command=_w.req(data, "command", _w.literal),
             path=_w.req(data, "path", _w.string),
@@ -3098,6 +4145,33 @@ class StrReplaceBasedEditToolResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("hash")
+        v3 = data.get("truncated")
+        v6 = data.get("cancelled")
+        v7 = data.get("cancel_reason")
+        v8 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is str)
+            and (v3 is None or v3.__class__ is bool)
+            and (v6 is None or v6.__class__ is bool)
+            and (v7 is None or v7.__class__ is str)
+            and (v8 is None or v8.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                hash=v2,
+                truncated=v3,
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditRun.from_wire)),
+                warnings=_w.opt(data, "warnings", _w.array(_w.string)),
+                cancelled=v6,
+                cancel_reason=v7,
+                modified_by_reviewer=v8,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),
@@ -3152,6 +4226,18 @@ class ToolDescriptor:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("name")
+        v1 = data.get("description")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+        ):
+            return cls(
+                name=v0,
+                description=v1,
+                input_schema=_w.req(data, "input_schema", _w.mapping(_w.any_value)),
+                output_schema=_w.req(data, "output_schema", _w.mapping(_w.any_value)),
+            )
         return cls(
             name=_w.req(data, "name", _w.string),
             description=_w.req(data, "description", _w.string),
@@ -3181,6 +4267,16 @@ class ToolError:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("kind")
+        v1 = data.get("message")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+        ):
+            return cls(
+                kind=v0,  # type: ignore[arg-type]
+                message=v1,
+            )
         return cls(
             kind=_w.req(data, "kind", _w.literal),
             message=_w.req(data, "message", _w.string),
@@ -3208,6 +4304,14 @@ class ToolsCallParams:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("name")
+        if (
+            v0.__class__ is str
+        ):
+            return cls(
+                name=v0,
+                arguments=_w.opt(data, "arguments", _w.mapping(_w.any_value)),
+            )
         return cls(
             name=_w.req(data, "name", _w.string),
             arguments=_w.opt(data, "arguments", _w.mapping(_w.any_value)),
@@ -3232,6 +4336,9 @@ class ToolsListResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        return cls(
+            tools=_w.req(data, "tools", _w.objects(ToolDescriptor.from_wire)),
+        )
         return cls(
             tools=_w.req(data, "tools", _w.array(_w.nested(ToolDescriptor.from_wire))),
         )
@@ -3262,6 +4369,19 @@ class WriteFileArgs:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("path")
+        v1 = data.get("content")
+        v2 = data.get("expected_hash")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and (v2 is None or v2.__class__ is str)
+        ):
+            return cls(
+                path=v0,
+                content=v1,
+                expected_hash=v2,
+            )
         return cls(
             path=_w.req(data, "path", _w.string),
             content=_w.req(data, "content", _w.string),
@@ -3327,6 +4447,39 @@ class WriteFileResult:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Self:
         """Build an instance from its decoded JSON object, ignoring unknown fields."""
+        v0 = data.get("text")
+        v1 = data.get("path")
+        v2 = data.get("created")
+        v3 = data.get("chars")
+        v4 = data.get("lines")
+        v5 = data.get("hash")
+        v8 = data.get("cancelled")
+        v9 = data.get("cancel_reason")
+        v10 = data.get("modified_by_reviewer")
+        if (
+            v0.__class__ is str
+            and v1.__class__ is str
+            and v2.__class__ is bool
+            and v3.__class__ is int
+            and v4.__class__ is int
+            and (v5 is None or v5.__class__ is str)
+            and (v8 is None or v8.__class__ is bool)
+            and (v9 is None or v9.__class__ is str)
+            and (v10 is None or v10.__class__ is bool)
+        ):
+            return cls(
+                text=v0,
+                path=v1,
+                created=v2,
+                chars=v3,
+                lines=v4,
+                hash=v5,
+                post_edit=_w.opt(data, "post_edit", _w.objects(PostEditRun.from_wire)),
+                warnings=_w.opt(data, "warnings", _w.array(_w.string)),
+                cancelled=v8,
+                cancel_reason=v9,
+                modified_by_reviewer=v10,
+            )
         return cls(
             text=_w.req(data, "text", _w.string),
             path=_w.req(data, "path", _w.string),

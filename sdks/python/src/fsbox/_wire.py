@@ -101,6 +101,22 @@ def array(elem: Callable[[Any], _T]) -> Callable[[Any], list[_T]]:
     return convert
 
 
+def objects(from_wire: Callable[[Mapping[str, Any]], _T]) -> Callable[[Any], list[_T]]:
+    """array(nested(from_wire)), faster: a list of objects is converted in one comprehension, and
+    only a value that fails goes through array(nested(...)) again, for the WireError naming the
+    index. Both accept exactly the same values."""
+
+    def convert(v: Any) -> list[_T]:
+        if v.__class__ is list:
+            try:
+                return [from_wire(x) for x in v]
+            except (WireError, AttributeError):
+                pass  # not all objects (x.get failed), or a bad field: the checked path says which
+        return array(nested(from_wire))(v)
+
+    return convert
+
+
 def mapping(elem: Callable[[Any], _T]) -> Callable[[Any], dict[str, _T]]:
     def convert(v: Any) -> dict[str, _T]:
         out: dict[str, _T] = {}

@@ -12,6 +12,13 @@ has its own words for:
    wait for a human, the others are approved; ``"all"`` asks for every change; ``"never"`` approves
    every change without asking.
 3. **Who owns the process?** Each adapter starts its client lazily and closes it with the agent.
+
+Each adapter also asks the server for the lightest result shape (``capabilities.result_shape``)
+that carries what it uses, so neither side encodes or parses fields nobody reads: ``"text"`` for
+the adapters that hand the model only the text (LangChain, the editor formats, the OpenAI Agents
+editor, pydantic-ai, which fetches an image's or PDF's bytes separately), ``"typed"`` for
+deepagents, whose backend returns the typed fields. bench/README.md ("Adapters: result shapes")
+has the bytes and parse times behind each choice.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from ..client import ChangeRequest, Client, OnEvent
+from ..client import ChangeRequest, Client, OnEvent, ResultShape
 from .._types_gen import READ_ONLY_TOOLS
 from ..errors import FsboxError
 
@@ -246,7 +253,8 @@ _S = TypeVar("_S", bound="SyncOwner")
 class SyncOwner:
     """A blocking fsbox Client owned by an adapter object: started on first use, stopped by
     close(), at the end of a ``with`` block, or when the owner is collected; its change requests
-    go to the owner's gate."""
+    go to the owner's gate. result_shape is the shape the adapter's calls need (see the module
+    doc)."""
 
     def __init__(
         self,
@@ -256,11 +264,13 @@ class SyncOwner:
         binary: str | os.PathLike[str] | None,
         approve: ApproveMode,
         on_event: OnEvent | None,
+        result_shape: ResultShape,
     ) -> None:
         self.root_dir = root_dir
         self.config = dict(config or {})
         self.binary = binary
         self.on_event = on_event
+        self.result_shape: ResultShape = result_shape
         self._gate = ChangeGate(approve)
         self._client: Client | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
@@ -275,6 +285,7 @@ class SyncOwner:
                 binary=self.binary,
                 on_event=self.on_event,
                 on_change_request=self._gate.decide if self._gate.asks() else None,
+                result_shape=self.result_shape,
             )
             self._client = client
             self._finalizer = weakref.finalize(self, client.close)

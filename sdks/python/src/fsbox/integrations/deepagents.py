@@ -109,7 +109,11 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         if "tools" not in cfg:
             # deepagents offers its delete tool whenever the backend implements it; fsbox's is opt-in.
             cfg["tools"] = [*_DEFAULT_TOOLS, "delete"]
-        SyncOwner.__init__(self, root_dir, config=cfg, binary=binary, approve=approve, on_event=on_event)
+        # The backend returns the typed fields (a read's content, the entries, the matches), never
+        # the model text: result shape "typed" leaves the text off the wire (half of a read's bytes).
+        SyncOwner.__init__(
+            self, root_dir, config=cfg, binary=binary, approve=approve, on_event=on_event, result_shape="typed"
+        )
         self._agent_interrupts: set[tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         self._gate.covered = self._asked_by_agent
 
@@ -409,7 +413,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
             if res.next_offset is None:
                 return "".join(parts), digest or ""
             if not res.lines_shown:
-                raise FsboxError(res.text, kind="offset_out_of_range", path=rel)
+                raise FsboxError(f"{rel}: no line at offset {offset}", kind="offset_out_of_range", path=rel)
             offset = res.next_offset
 
     def _is_dir(self, rel: str) -> bool:
@@ -474,7 +478,10 @@ def _written(res: Any, file_path: str) -> str:
 
 def _checked(res: Any) -> Any:
     if getattr(res, "cancelled", False):
-        raise _Refused(res.text)
+        # The typed shape carries no text: the refusal is told from its typed fields.
+        path = getattr(res, "path", None)
+        reason = getattr(res, "cancel_reason", None) or "refused"
+        raise _Refused(f"{_abs(path) if isinstance(path, str) else 'the change'} was not changed: {reason}")
     return res
 
 

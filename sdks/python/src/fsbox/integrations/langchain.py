@@ -14,7 +14,8 @@ What it maps:
 - **Tools**: one ``StructuredTool`` per enabled fsbox tool; name, description and args schema
   are the server's descriptors (the schema bundle's JSON Schemas), so the model sees exactly the
   arguments fsbox validates.
-- **Text**: a tool returns fsbox's ``text`` unchanged.
+- **Text**: a tool returns fsbox's ``text`` unchanged; the client asks for results of the
+  ``"text"`` shape, so the typed fields are never sent nor parsed.
 - **Errors**: a failure the model can fix is a ``ToolException`` handled into an error
   ``ToolMessage`` with fsbox's message (``status="error"``); one whose data says
   ``counts_as_retry: false`` is an ordinary tool message; a fatal failure is raised.
@@ -69,7 +70,10 @@ class FsboxToolkit(SyncOwner):
         review: Review | None = None,
         on_event: OnEvent | None = None,
     ) -> None:
-        super().__init__(root_dir, config=config, binary=binary, approve=approve, on_event=on_event)
+        # Only the text reaches the model: the server sends nothing else (result shape "text").
+        super().__init__(
+            root_dir, config=config, binary=binary, approve=approve, on_event=on_event, result_shape="text"
+        )
         self.review = review
 
     def get_tools(self) -> list[BaseTool]:

@@ -71,7 +71,10 @@ class FsboxEditor:
     async def _ensure(self) -> AsyncClient:
         async with self._lock:
             if self._client is None:
-                self._client = await AsyncClient(self._root_dir, config=self._config, binary=self._binary).start()
+                # Only the text goes back to the model (result shape "text").
+                self._client = await AsyncClient(
+                    self._root_dir, config=self._config, binary=self._binary, result_shape="text"
+                ).start()
             return self._client
 
     async def _apply(self, operation: ApplyPatchOperation) -> ApplyPatchResult:

@@ -19,8 +19,12 @@ what is identical to the harness, what is better and what differs by design.
 
 What it maps:
 
-- **Text**: each tool returns fsbox's ``text`` unchanged; that is what the model sees. An image or
-  PDF that ``read_file`` returns as data comes with it as ``BinaryContent``, as the harness does.
+- **Text**: each tool returns fsbox's ``text`` unchanged; that is what the model sees. The client
+  asks for results of the ``"text"`` shape, so the typed fields are never sent nor parsed. An
+  image or PDF that ``read_file`` returns as data comes with it as ``BinaryContent``, as the
+  harness does: its text header names its media type, and the toolset then reads it again
+  through a second fsbox process of the same root and config in the default shape (started on
+  the first such read), whose text and bytes it returns together.
 - **Errors**: a failure the model can fix raises ``ModelRetry`` with fsbox's message, spending one
   retry; a failure whose data says ``counts_as_retry: false`` (a lookup that found nothing) is
   returned as a plain result and spends none; a fatal failure is raised as the SDK's
@@ -43,6 +47,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +73,11 @@ _ANY_ARGS = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), co
 
 _UNSET: Any = object()
 """A default that tells an argument left out from one passed as None."""
+
+_MEDIA_HEADER = re.compile(r"\A\[[^\n]* \| (?:image/[^ |\n]+|application/pdf) \| \d+ bytes")
+"""The first line of read_file's text for an image or PDF (``[img.png | image/png | 24 bytes |
+hash:…]``), whose bytes the text shape does not carry. A text file's read never starts so (its
+lines are numbered); a false match would only cost a second read."""
 
 
 @dataclass
@@ -125,6 +135,9 @@ class FsboxToolset(AbstractToolset[Any]):
         self._gate = ChangeGate(approve)
         self._id = id
         self._clients: dict[WorkspaceRoot, AsyncClient] = {}
+        # Per served root: how to start its media client, and the client once started.
+        self._specs: dict[AsyncClient, tuple[str, dict[str, Any]]] = {}
+        self._media: dict[AsyncClient, AsyncClient] = {}
         self._users = 0
         self._calls: list[_Call] = []
         self._change_call: _Call | None = None
@@ -158,7 +171,9 @@ class FsboxToolset(AbstractToolset[Any]):
     async def aclose(self) -> None:
         """Stop the fsbox processes, if they run; a later call starts new ones."""
         clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
+        media, self._media = list(self._media.values()), {}
+        self._specs = {}
+        for client in clients + media:
             await client.close()
 
     def _asks(self) -> bool:
@@ -186,10 +201,24 @@ class FsboxToolset(AbstractToolset[Any]):
             binary=self.binary,
             on_event=self._event if (self.on_event is not None or self.harness_events) else None,
             on_change_request=self._change_request if self._asks() else None,
+            result_shape="text",
         )
         await client.start()
         self._clients[where] = client
+        self._specs[client] = (where.root, config)
         return client
+
+    async def _media_client(self, client: AsyncClient) -> AsyncClient:
+        """The client that reads images and PDFs for client's root: the same root and config in
+        the default shape, whose read_file result carries the bytes. It reports no events (the
+        read through client already did) and answers no change requests (it only reads)."""
+        media = self._media.get(client)
+        if media is None:
+            root, config = self._specs[client]
+            media = AsyncClient(root, config=config, binary=self.binary)
+            await media.start()
+            self._media[client] = media
+        return media
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         client = await self._start(ctx)
@@ -234,6 +263,9 @@ class FsboxToolset(AbstractToolset[Any]):
     async def _call(self, client: AsyncClient, call: _Call, args: dict[str, Any]) -> str | list[Any]:
         try:
             result = await client.call(call.name, args)
+            if call.name == "read_file" and _MEDIA_HEADER.match(result.text):
+                # An image or PDF: its bytes, with the text that describes them, from a second read.
+                result = await (await self._media_client(client)).call(call.name, args)
         except ToolFatalError:
             if call.error is not None:
                 # A listener raised while the change waited for it: the server applied nothing, and
