@@ -28,7 +28,7 @@ type (
 	}
 	typeJSON struct {
 		Name        string      `json:"name"`
-		Kind        string      `json:"kind"` // "object" or "enum"
+		Form        string      `json:"kind"` // "object" or "enum"
 		Description string      `json:"description"`
 		Closed      bool        `json:"closed,omitempty"` // objects: additionalProperties false
 		Fields      []fieldJSON `json:"fields,omitempty"` // objects
@@ -92,9 +92,9 @@ func (m *Model) JSON() ([]byte, error) {
 		doc.ReservedTools = []string{}
 	}
 	for _, t := range m.Types {
-		tj := typeJSON{Name: t.Name, Description: t.Description, Kind: "object", Closed: t.Closed}
+		tj := typeJSON{Name: t.Name, Description: t.Description, Form: "object", Closed: t.Closed}
 		if t.IsEnum() {
-			tj.Kind, tj.Values = "enum", t.Enum
+			tj.Form, tj.Values = "enum", t.Enum
 		}
 		for _, f := range t.Fields {
 			tj.Fields = append(tj.Fields, fieldJSON{Name: f.Name, Description: f.Description, Required: f.Required, Const: f.Const, Type: refToJSON(f.Type)})
