@@ -59,6 +59,10 @@ pub struct Options {
     pub root_dir: Option<String>,
     /// Sent in initialize; overrides the server's defaults.
     pub config: Option<Config>,
+    /// The configuration as raw JSON, sent as is instead of `config`: for a member this crate's
+    /// Config does not know (a newer server's). The server decodes it strictly, so a typo or a
+    /// wrong type fails start with the member named, as with `config`.
+    pub config_json: Option<Value>,
     /// Receives every event (capabilities.events is requested only when set). It runs on the
     /// reader thread before the response of the call that caused the event is delivered: keep it
     /// short and do not call the client from it.
@@ -167,7 +171,14 @@ impl Client {
                 result_shape: opts.result_shape.clone(),
             }),
         };
-        let started = inner.call(METHOD_INITIALIZE, Some(to_value(&params)?), None).and_then(|v| {
+        let mut params = to_value(&params)?;
+        if let Some(mut raw) = opts.config_json.clone() {
+            if let (Some(root), Some(obj)) = (&opts.root_dir, raw.as_object_mut()) {
+                obj.insert("root_dir".to_string(), Value::String(root.clone()));
+            }
+            params["config"] = raw;
+        }
+        let started = inner.call(METHOD_INITIALIZE, Some(params), None).and_then(|v| {
             serde_json::from_value::<InitializeResult>(v).map_err(|e| Error::Protocol(format!("decoding the result of initialize: {e}")))
         });
         let session = match started {

@@ -116,3 +116,17 @@ fn binary_not_found_and_server_gone() {
         }
     }
 }
+
+#[test]
+fn raw_config_is_decoded_strictly_by_the_server() {
+    let dir = root();
+    let opts = Options { root_dir: Some(dir.to_string_lossy().into()), config_json: Some(serde_json::json!({ "denid": ["x"] })), ..Default::default() };
+    match Client::start(opts) {
+        Err(Error::Tool(e)) => assert!(e.message.contains("denid"), "{e:?}"),
+        other => panic!("a config with a typo started: {:?}", other.map(|_| ())),
+    }
+    let opts = Options { root_dir: Some(dir.to_string_lossy().into()), config_json: Some(serde_json::json!({ "denied_patterns": ["x.txt"] })), ..Default::default() };
+    let c = Client::start(opts).expect("start with raw config");
+    assert_eq!(c.session().root_dir, std::fs::canonicalize(&dir).unwrap().to_string_lossy());
+    c.close();
+}

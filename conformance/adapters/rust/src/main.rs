@@ -135,11 +135,13 @@ impl Adapter {
         if !str_of(o, "root_dir").is_empty() {
             opts.root_dir = Some(str_of(o, "root_dir").to_string());
         }
+        // A config the typed Config cannot carry exactly (a typo, a wrong type: vectors send them
+        // on purpose) goes as raw JSON, so the server's own verdict comes back.
         if let Some(cfg) = o.get("config").filter(|c| !c.is_null()) {
             let decoded = serde_json::from_value::<Config>(cfg.clone()).ok().filter(|c| serde_json::to_value(c).ok().as_ref() == Some(cfg));
             match decoded {
                 Some(c) => opts.config = Some(c),
-                None => return json!({ "ok": false, "skipped": format!("config not representable by fsbox::Config: {cfg}") }),
+                None => opts.config_json = Some(cfg.clone()),
             }
         }
         if bool_of(o, "events") {
