@@ -38,6 +38,9 @@ const module = "github.com/fsbox/fsbox"
 //     client may only narrow a host's fixed policy) imports schema only: it decides over
 //     configurations and opens nothing, so both front ends (server for fsbox serve, cmd/fsbox for
 //     fsbox mcp and call) share it without importing each other or the engine's internals.
+//  21. sdks (the SDKs' hand-written sources as embedded bytes, for `fsbox gen --out` outside a
+//     checkout) imports nothing of ours, and cmd/fsbox is the only package that imports it: an SDK
+//     is never linked into the server, only carried as files.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -57,7 +60,7 @@ var importRules = []struct {
 	{"sdks", nil},
 	{"conformance/adapters/go", []string{"sdks/go/fsboxclient"}},
 	{"conformance", []string{"conformance/", "schema"}},
-	{"cmd/fsbox", []string{"server", "mcpserver", "engine", "engine/hostpolicy", "schema", "codegen", "conformance"}},
+	{"cmd/fsbox", []string{"server", "mcpserver", "engine", "engine/hostpolicy", "schema", "codegen", "conformance", "sdks"}}, // sdks: rule 21
 	{"examples", []string{"sdks/go/fsboxclient"}}, // a reader's copy of the README's Go quickstart
 	{"", nil}, // this file's package
 }

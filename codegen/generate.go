@@ -46,11 +46,11 @@ func Languages() []string {
 
 // generatedSuffixes are the only file names an emitter may produce, so a generated file is
 // recognisable by name alone and never overwrites a hand-written one.
-var generatedSuffixes = []string{"_gen.go", "_gen.py", ".gen.ts"}
+var generatedSuffixes = []string{"_gen.go", "_gen.py", ".gen.ts", "_gen.rs"}
 
 // Generate parses schemaJSON and runs the emitter of lang. It is pure and deterministic: the same
 // bytes give the same files, sorted by path, with no clock, environment or network involved.
-// Every file must have a clean repository-relative path ending in _gen.go, _gen.py or .gen.ts and
+// Every file must have a clean repository-relative path ending in _gen.go, _gen.py, .gen.ts or _gen.rs and
 // start with the Header line.
 func Generate(schemaJSON []byte, lang string) ([]File, error) {
 	emit, ok := emitters[lang]

@@ -28,7 +28,7 @@ type bindingTarget struct {
 	prepErr            error
 }
 
-// BindingTarget grades the SDK for lang ("go", "python", "typescript") in the checkout at repo,
+// BindingTarget grades the SDK for lang ("go", "python", "typescript", "rust") in the checkout at repo,
 // whose adapters start the fsbox executable binary. It fails with the exact missing piece when the
 // SDK's toolchain or install is absent.
 func BindingTarget(lang, repo, binary string) (Target, error) {
@@ -84,8 +84,14 @@ func BindingTarget(lang, repo, binary string) (Target, error) {
 			return nil, fmt.Errorf("binding:typescript: the adapter is not compiled (%v); run scripts/test-typescript.sh (or scripts/test) first", err)
 		}
 		t.argv = []string{node, script}
+	case "rust":
+		argv, prepare, err := rustAdapter(repo, adapters)
+		if err != nil {
+			return nil, err
+		}
+		t.argv, t.prepare = argv, prepare
 	default:
-		return nil, fmt.Errorf("unknown binding %q: want go, python or typescript", lang)
+		return nil, fmt.Errorf("unknown binding %q: want go, python, typescript or rust", lang)
 	}
 	return t, nil
 }

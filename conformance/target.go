@@ -210,7 +210,7 @@ type TargetOptions struct {
 	MCPProtocol string
 }
 
-// ParseTarget turns "inproc", "server:<command line>", "binding:go|python|typescript",
+// ParseTarget turns "inproc", "server:<command line>", "binding:go|python|typescript|rust",
 // "adapter:<command line>" or "mcp:<command line>" into a Target.
 func ParseTarget(spec string, o TargetOptions) (Target, error) {
 	switch {
@@ -240,7 +240,7 @@ func ParseTarget(spec string, o TargetOptions) (Target, error) {
 }
 
 // TargetForms lists the target specs ParseTarget accepts.
-const TargetForms = "inproc, server:COMMAND, binding:go|python|typescript, adapter:COMMAND or mcp:COMMAND"
+const TargetForms = "inproc, server:COMMAND, binding:go|python|typescript|rust, adapter:COMMAND or mcp:COMMAND"
 
 // platformCaps are the capabilities of the machine the runner is on.
 func platformCaps() map[string]bool {

@@ -25,6 +25,15 @@ rm -rf dist dist-test ../../conformance/adapters/typescript/dist
 npm run build
 npm run build:test
 npx tsc -p ../../conformance/adapters/typescript/tsconfig.json   # the adapter is not part of the package
+# The package `fsbox gen --lang typescript --out DIR` writes from the binary alone, outside the
+# checkout, compiles (cmd/fsbox's TestGenPackageFromTheBinary builds the other languages' packages).
+genpkg=$(mktemp -d)
+"$FSBOX_BIN" gen --lang typescript --out "$genpkg" >/dev/null
+ln -s "$PWD/node_modules" "$genpkg/node_modules"
+npx tsc -p "$genpkg/tsconfig.json"
+test -f "$genpkg/dist/index.js"
+rm -rf "$genpkg"
+echo "fsbox gen --lang typescript --out DIR: compiles"
 npm test
 
 # The example as a user runs it, against ai@7: "@fsbox/sdk" resolves to this package (self-reference).

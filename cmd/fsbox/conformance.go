@@ -30,7 +30,7 @@ Targets:
   inproc                    the fsbox engine in this process
   server:COMMAND LINE       any server speaking the protocol on stdio, started once per vector
                             (split like a shell would, without one), e.g. "server:bin/fsbox serve"
-  binding:go|python|typescript
+  binding:go|python|typescript|rust
                             an SDK driven through conformance/adapters/<lang> (run from the checkout)
   adapter:COMMAND LINE      any SDK's own adapter program speaking the adapter protocol
                             (docs/conformance-vectors.md); it starts --binary as its server

@@ -20,7 +20,7 @@ func runGenTest(t *testing.T, args ...string) (int, string) {
 
 func TestGenWritesThenChecks(t *testing.T) {
 	dir := t.TempDir()
-	code, out := runGenTest(t, "--schema", testSchema, "--out", dir)
+	code, out := runGenTest(t, "--layout", "repo", "--schema", testSchema, "--out", dir)
 	if code != 0 {
 		t.Fatalf("gen exited %d:\n%s", code, out)
 	}
@@ -43,10 +43,10 @@ func TestGenWritesThenChecks(t *testing.T) {
 		}
 	}
 	// A second run changes nothing and says so by listing nothing.
-	if code, out := runGenTest(t, "--schema", testSchema, "--out", dir); code != 0 || out != "" {
+	if code, out := runGenTest(t, "--layout", "repo", "--schema", testSchema, "--out", dir); code != 0 || out != "" {
 		t.Errorf("second run: exit %d, output %q", code, out)
 	}
-	if code, out := runGenTest(t, "--check", "--schema", testSchema, "--out", dir); code != 0 || out != "" {
+	if code, out := runGenTest(t, "--check", "--layout", "repo", "--schema", testSchema, "--out", dir); code != 0 || out != "" {
 		t.Errorf("--check on fresh files: exit %d, output %q", code, out)
 	}
 
@@ -58,7 +58,7 @@ func TestGenWritesThenChecks(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "sdks/go/fsboxclient/client_gen.go")); err != nil {
 		t.Fatal(err)
 	}
-	code, out = runGenTest(t, "--check", "--schema", testSchema, "--out", dir)
+	code, out = runGenTest(t, "--check", "--layout", "repo", "--schema", testSchema, "--out", dir)
 	if code != 1 {
 		t.Errorf("--check on stale files exited %d", code)
 	}
@@ -81,7 +81,7 @@ func TestGenWritesThenChecks(t *testing.T) {
 
 func TestGenOneLanguage(t *testing.T) {
 	dir := t.TempDir()
-	if code, out := runGenTest(t, "--lang", "go", "--schema", testSchema, "--out", dir); code != 0 || strings.Contains(out, ".py") {
+	if code, out := runGenTest(t, "--layout", "repo", "--lang", "go", "--schema", testSchema, "--out", dir); code != 0 || strings.Contains(out, ".py") {
 		t.Errorf("--lang go: exit %d, output %q", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sdks/go/fsboxclient/types_gen.go")); err != nil {
@@ -99,7 +99,10 @@ func TestGenUsage(t *testing.T) {
 		{[]string{"--lang", "cobol"}, 2, ""},
 		{[]string{"extra"}, 2, ""},
 		{[]string{"--bogus"}, 2, ""},
-		{[]string{"--schema", "no/such/file.json"}, 1, ""},
+		{[]string{"--lang", "go", "--schema", "no/such/file.json"}, 1, ""},
+		{[]string{"--layout", "flat"}, 2, ""},
+		{[]string{"--out", "/nonexistent-dir"}, 2, ""}, // not a checkout, so a package: which language?
+		{[]string{"--lang", "model", "--check"}, 2, ""},
 	} {
 		code, out := runGenTest(t, tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.out) {
@@ -114,7 +117,7 @@ func TestGenRefusesBadSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if code, _ := runGenTest(t, "--schema", bad, "--out", dir); code != 1 {
+	if code, _ := runGenTest(t, "--layout", "repo", "--schema", bad, "--out", dir); code != 1 {
 		t.Errorf("gen on a bad schema exited %d", code)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -57,7 +57,7 @@ type Options struct {
 	// results that carry only their text, for a caller that hands only text to the model and need
 	// not pay to encode and decode the typed fields; ResultShapeTyped for results without their
 	// text (the typed methods then return results whose Text is empty). With ResultShapeText the
-	// typed methods refuse before sending anything, with an error wrapping ErrTextShape: use
+	// typed methods refuse before sending anything, with an error wrapping ErrResultShape: use
 	// Client.Text (or Client.Call for the raw {"text": …}). Any other value fails Start.
 	ResultShape string
 	// Stderr receives the server's stderr. Nil: os.Stderr. Its last lines are also kept for the
@@ -140,12 +140,26 @@ func (e *Error) Error() string {
 // stop.
 func (e *Error) IsRetry() bool { return e.Retry }
 
-// ErrClosed is returned by calls on a closed Client, and by calls still in flight when it closes.
-var ErrClosed = errors.New("fsboxclient: client closed")
+// ErrConnectionLost is wrapped by the error of every call made or in flight after the server
+// process died or closed its stdout; the error also says how it exited and its last stderr lines.
+// ErrClosed matches it too (errors.Is), so one check covers "the server is gone", as
+// ConnectionLostError does in the Python and TypeScript SDKs (docs/errors.md).
+var ErrConnectionLost = errors.New("fsboxclient: connection lost: fsbox server exited")
 
-// ErrServerExited is wrapped by the error of every call made or in flight after the server process
-// died or closed its stdout; the error also says how it exited and its last stderr lines.
-var ErrServerExited = errors.New("fsboxclient: fsbox server exited")
+// ErrServerExited is the name ErrConnectionLost had before the SDKs shared one error scheme.
+//
+// Deprecated: use ErrConnectionLost, the same value.
+var ErrServerExited = ErrConnectionLost
+
+// ErrClosed is returned by calls on a closed Client, and by calls still in flight when it closes.
+// It matches ErrConnectionLost with errors.Is: the connection is gone because you closed it.
+var ErrClosed error = closedError{}
+
+// closedError is ErrClosed: its own message, and errors.Is(ErrClosed, ErrConnectionLost) holds.
+type closedError struct{}
+
+func (closedError) Error() string        { return "fsboxclient: client closed" }
+func (closedError) Is(target error) bool { return target == ErrConnectionLost }
 
 // Start locates the fsbox binary, spawns `fsbox serve` and initializes the session. ctx bounds the
 // start only; the server lives until Close.
@@ -233,6 +247,10 @@ func moduleVersion() string {
 const howToGet = "get one with `pip install fsbox` or `npm install @fsbox/sdk` (both bundle the binary), " +
 	"or build it from a checkout of the fsbox repository with `go build -o bin/fsbox ./cmd/fsbox`"
 
+// ErrBinaryNotFound is wrapped by Start's error when no fsbox executable is given and none is
+// found; the error says how to get one.
+var ErrBinaryNotFound = errors.New("fsboxclient: fsbox binary not found")
+
 // findBinary picks the fsbox executable. Precedence:
 //
 //  1. Options.Binary;
@@ -250,7 +268,7 @@ func findBinary(explicit string) (string, error) {
 	if p, err := exec.LookPath("fsbox"); err == nil {
 		return p, nil
 	}
-	return "", errors.New("fsboxclient: fsbox binary not found: set Options.Binary or FSBOX_BIN, or put fsbox on PATH; " + howToGet)
+	return "", fmt.Errorf("%w: set Options.Binary or FSBOX_BIN, or put fsbox on PATH; %s", ErrBinaryNotFound, howToGet)
 }
 
 // Session returns what the server answered to initialize: the resolved root, cwd, enabled tools
@@ -294,10 +312,15 @@ const (
 	ResultShapeTyped = "typed"
 )
 
-// ErrTextShape is wrapped by the error of every typed method of a client started with
+// ErrResultShape is wrapped by the error of every typed method of a client started with
 // ResultShape "text": its results carry no typed fields to decode, and a typed result with only
 // Text set would read as an empty listing or a zero size. The call is not sent.
-var ErrTextShape = errors.New(`fsboxclient: the session's result shape is "text"`)
+var ErrResultShape = errors.New(`fsboxclient: the session's result shape is "text"`)
+
+// ErrTextShape is the name ErrResultShape had before the SDKs shared one error scheme.
+//
+// Deprecated: use ErrResultShape, the same value.
+var ErrTextShape = ErrResultShape
 
 // Text calls the tool name with args (as Call takes them) and returns the text of its result,
 // the part meant for the model, in any result shape but "typed" (whose results carry no text:
@@ -319,14 +342,14 @@ type textOnly struct {
 }
 
 // callTool sends tools/call and decodes the result into result. The typed methods of
-// client_gen.go call it; in the "text" shape only Call and Text may (see ErrTextShape).
+// client_gen.go call it; in the "text" shape only Call and Text may (see ErrResultShape).
 func (c *Client) callTool(ctx context.Context, name string, args, result any) error {
 	if c.session != nil && c.session.ResultShape == ResultShapeText {
 		switch result.(type) {
 		case *json.RawMessage, *textOnly:
 		default:
 			return fmt.Errorf("%w: %s: its results carry only text, so there is nothing to decode into %T; use Client.Text or Client.Call, or start without ResultShape %q",
-				ErrTextShape, name, result, ResultShapeText)
+				ErrResultShape, name, result, ResultShapeText)
 		}
 	}
 	p := ToolsCallParams{Name: name}

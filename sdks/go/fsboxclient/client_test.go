@@ -437,7 +437,7 @@ func TestConcurrentCalls(t *testing.T) {
 }
 
 // TestServerCrash kills the server while calls are in flight: each fails at once with
-// ErrServerExited, and so does every later call.
+// ErrConnectionLost, and so does every later call.
 func TestServerCrash(t *testing.T) {
 	root := t.TempDir()
 	var parked sync.WaitGroup
@@ -464,12 +464,12 @@ func TestServerCrash(t *testing.T) {
 	}
 	for range 3 {
 		err := <-errs
-		if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "killed") {
-			t.Errorf("in-flight call: %v, want ErrServerExited naming the signal", err)
+		if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "killed") {
+			t.Errorf("in-flight call: %v, want ErrConnectionLost naming the signal", err)
 		}
 	}
 	close(release)
-	if _, err := c.ReadFile(ctx, ReadFileParams{Path: "a"}); !errors.Is(err, ErrServerExited) {
+	if _, err := c.ReadFile(ctx, ReadFileParams{Path: "a"}); !errors.Is(err, ErrConnectionLost) {
 		t.Errorf("call after the crash: %v", err)
 	}
 	if err := c.Close(); err != nil {
@@ -505,6 +505,8 @@ func TestCloseIdempotent(t *testing.T) {
 	}
 	if _, err := c.ReadFile(context.Background(), ReadFileParams{Path: "a"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after Close: %v, want ErrClosed", err)
+	} else if !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("call after Close: %v matches ErrClosed but not ErrConnectionLost", err)
 	}
 }
 
@@ -599,7 +601,7 @@ func TestBinaryNotFound(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := Start(context.Background(), Options{})
 	// The advice names what works today; `go install …@latest` does not until a release is tagged.
-	if err == nil || !strings.Contains(err.Error(), "go build -o bin/fsbox ./cmd/fsbox") ||
+	if !errors.Is(err, ErrBinaryNotFound) || !strings.Contains(err.Error(), "go build -o bin/fsbox ./cmd/fsbox") ||
 		!strings.Contains(err.Error(), "pip install fsbox") || !strings.Contains(err.Error(), "npm install @fsbox/sdk") ||
 		strings.Contains(err.Error(), "@latest") {
 		t.Errorf("err = %v", err)
@@ -636,7 +638,7 @@ func TestStartReportsServerStderr(t *testing.T) {
 	}
 	var stderr strings.Builder
 	_, err := Start(context.Background(), Options{Binary: fake, Stderr: &stderr})
-	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "exit status 3") ||
+	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "exit status 3") ||
 		!strings.Contains(err.Error(), "no such flag") {
 		t.Errorf("err = %v", err)
 	}
@@ -704,11 +706,11 @@ func TestResultShapeText(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(raw), `{"text":`) || strings.Contains(string(raw), "total_lines") {
 		t.Fatalf("Call = %s, %v; want only {text}", raw, err)
 	}
-	if _, err := c.ReadFile(ctx, ReadFileParams{Path: "a.txt"}); !errors.Is(err, ErrTextShape) || !strings.Contains(err.Error(), "Client.Text") {
-		t.Fatalf("typed ReadFile in shape text: %v; want ErrTextShape pointing at Client.Text", err)
+	if _, err := c.ReadFile(ctx, ReadFileParams{Path: "a.txt"}); !errors.Is(err, ErrResultShape) || !strings.Contains(err.Error(), "Client.Text") {
+		t.Fatalf("typed ReadFile in shape text: %v; want ErrResultShape pointing at Client.Text", err)
 	}
-	if _, err := c.WriteFile(ctx, WriteFileParams{Path: "new.txt", Content: "x"}); !errors.Is(err, ErrTextShape) {
-		t.Fatalf("typed WriteFile in shape text: %v; want ErrTextShape", err)
+	if _, err := c.WriteFile(ctx, WriteFileParams{Path: "new.txt", Content: "x"}); !errors.Is(err, ErrResultShape) {
+		t.Fatalf("typed WriteFile in shape text: %v; want ErrResultShape", err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "new.txt")); !os.IsNotExist(err) {
 		t.Fatalf("a refused typed write reached the disk: %v", err)
@@ -736,5 +738,19 @@ func TestResultShapeTypedAndUnknown(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || !strings.Contains(err.Error(), "capabilities.result_shape") {
 		t.Fatalf("unknown shape: %v; want the server's invalid_arguments naming capabilities.result_shape", err)
+	}
+}
+
+// TestErrorNamesFromBeforeTheScheme: the names from before docs/errors.md's scheme are the same
+// values as the new ones, so errors.Is written against either matches what the SDK returns.
+func TestErrorNamesFromBeforeTheScheme(t *testing.T) {
+	if ErrServerExited != ErrConnectionLost || ErrTextShape != ErrResultShape {
+		t.Error("a deprecated sentinel is not the same value as its new name")
+	}
+	if !errors.Is(fmt.Errorf("x: %w", ErrConnectionLost), ErrServerExited) || !errors.Is(fmt.Errorf("x: %w", ErrResultShape), ErrTextShape) {
+		t.Error("errors.Is with a deprecated name misses an error wrapping the new one")
+	}
+	if errors.Is(ErrConnectionLost, ErrClosed) {
+		t.Error("a lost connection reads as closed by the caller")
 	}
 }

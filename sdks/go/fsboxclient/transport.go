@@ -147,9 +147,9 @@ func (c *Client) exitError() error {
 	case <-time.After(time.Second):
 	}
 	if s := c.stderr.String(); s != "" {
-		return fmt.Errorf("%w (%s); its stderr ended with:\n%s", ErrServerExited, status, s)
+		return fmt.Errorf("%w (%s); its stderr ended with:\n%s", ErrConnectionLost, status, s)
 	}
-	return fmt.Errorf("%w (%s)", ErrServerExited, status)
+	return fmt.Errorf("%w (%s)", ErrConnectionLost, status)
 }
 
 // handle dispatches one line: a response, an event notification or a change request.
