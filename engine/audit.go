@@ -108,7 +108,11 @@ func (s *AuditSession) Record(r schema.AuditRecord) error {
 	if r.Time == "" {
 		r.Time = auditTime(time.Now())
 	}
-	b, err := json.Marshal(r)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<absent>" reads as itself
+	err := enc.Encode(r)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil || !bytes.HasPrefix(b, auditSeqPrefix) {
 		return s.log.failed(fmt.Errorf("encoding an audit record: %v", err))
 	}
@@ -156,6 +160,22 @@ func auditRefusal(tool string, cause error) *Error {
 func auditWithheld(tool string, cause error) *Error {
 	return &Error{Op: tool, Kind: schema.KindAuditFailed, Err: fmt.Errorf("%w: %v", ErrAuditFailed, cause),
 		Msg: "The call's result is withheld: the host's audit log could not be written. A change this call made may have been applied; no further call will run."}
+}
+
+// CheckOutside refuses directories that hold the log (the log's directory or one above it): a
+// host checks its root and mounts at startup with it, before any session; [New] checks every
+// session's again.
+func (l *AuditLog) CheckOutside(dirs ...string) error {
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil {
+			continue // the session's New reports a root that is not there
+		}
+		if id, ok := audit.IDOf(fi); ok && l.w.Within(id) {
+			return fmt.Errorf("the audit log lies inside %s, where the model could read or change it; put it outside the root and every mount", d)
+		}
+	}
+	return nil
 }
 
 // checkAudit refuses a root or mount that holds the audit log (rule 4): the model could read or

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/fsbox/fsbox/engine"
+	"github.com/fsbox/fsbox/schema"
 )
 
 // auditFlags are the audit log flags of fsbox serve and fsbox mcp (docs/protocol.md §8).
@@ -64,4 +65,20 @@ func (f *auditFlags) open(logf func(string, ...any)) (*engine.AuditLog, bool, er
 		return nil, false, fmt.Errorf("audit log %s: %v", name, err)
 	}
 	return l, false, nil
+}
+
+// checkOutside refuses, at startup, a log inside the host's root (when the host named one) or a
+// mount: the sessions would refuse it at initialize anyway, once per session.
+func checkAuditOutside(l *engine.AuditLog, cfg schema.Config) error {
+	if l == nil {
+		return nil
+	}
+	var dirs []string
+	if cfg.RootDir != "" {
+		dirs = append(dirs, cfg.RootDir)
+	}
+	for _, m := range cfg.Mounts {
+		dirs = append(dirs, m.Dir)
+	}
+	return l.CheckOutside(dirs...)
 }

@@ -93,6 +93,9 @@ func runMCP(args []string) int {
 	if auditLog != nil {
 		defer auditLog.Close()
 	}
+	if err := checkAuditOutside(auditLog, cfg); err != nil {
+		return usageErrorf("%v", err)
+	}
 	srv, err := mcpserver.New(mcpserver.Options{DefaultRoot: cf.root, Config: cfg, Changes: mcpserver.ChangePolicy(*changes),
 		Compat: mcpserver.Compat(*compat), Version: version, Audit: auditLog, Logf: logf})
 	if err != nil {

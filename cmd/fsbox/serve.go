@@ -73,6 +73,9 @@ func runServe(args []string) int {
 	if auditLog != nil {
 		defer auditLog.Close()
 	}
+	if err := checkAuditOutside(auditLog, cfg); err != nil {
+		return usageErrorf("%v", err)
+	}
 	// The server confines itself (Landlock) once the session's engine has opened the root and
 	// mounts, while answering initialize and before reading another request: the root may come
 	// from initialize itself.
