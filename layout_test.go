@@ -38,6 +38,10 @@ const module = "github.com/fsbox/fsbox"
 //     client may only narrow a host's fixed policy) imports schema only: it decides over
 //     configurations and opens nothing, so both front ends (server for fsbox serve, cmd/fsbox for
 //     fsbox mcp and call) share it without importing each other or the engine's internals.
+//  23. engine/internal/audit (the audit log's writer: one write(2) per line on an O_APPEND
+//     descriptor, the sequence, rotation by size) imports nothing of ours: it writes the lines it
+//     is given and knows no tools, paths or records, so what a line may hold (never file
+//     contents, never host paths) is decided in one place, engine/audit.go.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -48,6 +52,7 @@ var importRules = []struct {
 	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
 	{"engine/internal/confine", nil},          // rule 10
+	{"engine/internal/audit", nil},            // rule 23
 	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "engine/hostpolicy", "rpc", "schema", "conformance"}},
