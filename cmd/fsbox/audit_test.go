@@ -43,6 +43,16 @@ type auditClient struct {
 	waiting   map[int]chan json.RawMessage
 	snapshots map[int][]byte // the log's bytes right after the reply of id was read
 	done      chan struct{}
+	stopOnce  sync.Once
+}
+
+// stop ends the session (EOF) and waits for the process to exit.
+func (c *auditClient) stop() {
+	c.stopOnce.Do(func() {
+		c.in.Close()
+		<-c.done
+		c.cmd.Wait()
+	})
 }
 
 func startAuditServe(t *testing.T, root, logPath string, answer func(map[string]any) any, args ...string) *auditClient {
@@ -65,9 +75,7 @@ func startAuditServe(t *testing.T, root, logPath string, answer func(map[string]
 		waiting: map[int]chan json.RawMessage{}, snapshots: map[int][]byte{}, done: make(chan struct{})}
 	go c.read(out)
 	t.Cleanup(func() {
-		in.Close()
-		<-c.done
-		cmd.Wait()
+		c.stop()
 		if t.Failed() {
 			t.Logf("stderr: %s", stderr.String())
 		}
@@ -300,7 +308,9 @@ func TestAuditScriptedSession(t *testing.T) {
 	for _, b := range batch {
 		c.wait(b.ch)
 	}
-
+	// The whole log, once the server is gone: a line written after its reply shows up below as
+	// missing from the snapshot taken when the reply was read.
+	c.stop()
 	data, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +322,7 @@ func TestAuditScriptedSession(t *testing.T) {
 	}
 	lines := auditLines(t, data)
 	if len(lines) != len(order) {
-		t.Fatalf("%d lines for %d calls:\n%s", len(lines), len(order), data)
+		t.Errorf("%d lines for %d calls:\n%s", len(lines), len(order), data)
 	}
 	sch := auditSchema(t)
 	for i, l := range lines {
@@ -404,4 +414,166 @@ func fits(l map[string]any, tool, outcome, kind, path string) bool {
 		}
 	}
 	return false
+}
+
+// TestAuditFailsClosed: when the audit log cannot be written (the host's pipe lost its reader),
+// the call's result is withheld with audit_failed, and every later call is refused before it
+// runs: the write_file after the failure creates nothing.
+func TestAuditFailsClosed(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fsboxBin, "serve", "--root", root, "--audit-fd", "3")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	defer cmd.Wait()
+	defer in.Close()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	ask := func(line string) json.RawMessage {
+		t.Helper()
+		io.WriteString(in, line+"\n")
+		if !sc.Scan() {
+			t.Fatalf("no reply; stderr: %s", stderr.String())
+		}
+		return append(json.RawMessage(nil), sc.Bytes()...)
+	}
+	ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1"}}`)
+	if e := replyError(ask(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`)); e != nil {
+		t.Fatalf("with the log readable: %v", e)
+	}
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	if !strings.Contains(line, `"tool":"read_file"`) {
+		t.Fatalf("the log's first line: %q", line)
+	}
+	r.Close() // the host's log collector is gone
+	e := replyError(ask(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`))
+	if d, _ := e["data"].(map[string]any); d["kind"] != "audit_failed" {
+		t.Fatalf("a call whose line could not be written answered %v, want audit_failed", e)
+	}
+	e = replyError(ask(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"b.txt","content":"x"}}}`))
+	if d, _ := e["data"].(map[string]any); d["kind"] != "audit_failed" {
+		t.Fatalf("a call after the log failed answered %v, want audit_failed", e)
+	}
+	if _, err := os.Stat(filepath.Join(root, "b.txt")); err == nil {
+		t.Fatal("a write ran unaudited after the log failed")
+	}
+	e = replyError(ask(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"nam":"read_file"}}`))
+	if d, _ := e["data"].(map[string]any); d["kind"] != "audit_failed" {
+		t.Fatalf("a refused envelope after the log failed answered %v, want audit_failed", e)
+	}
+	in.Close()
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "audit log") {
+		t.Errorf("the host was not told on stderr: %q", stderr.String())
+	}
+}
+
+// TestAuditRotatesBySize: with --audit-max-bytes the log rotates to FILE.1 … FILE.Keep, under the
+// kernel's confinement where there is one (the rotation needs its own Landlock rule); no file
+// passes the bound, every line validates, and the sequence runs on across the files.
+func TestAuditRotatesBySize(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "a\n"})
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	const maxBytes = 1500
+	c := startAuditServe(t, root, logPath, nil, "--audit-max-bytes", fmt.Sprint(maxBytes), "--audit-keep", "2", "--sandbox", "auto")
+	c.call("initialize", map[string]any{"protocol_version": "1"})
+	const calls = 60
+	for i := range calls {
+		_, reply := c.call("tools/call", tool("read_file", map[string]any{"path": "a.txt"}))
+		if e := replyError(reply); e != nil {
+			t.Fatalf("call %d: %v", i, e)
+		}
+	}
+	c.stop()
+	sch := auditSchema(t)
+	var seqs []float64
+	for _, name := range []string{logPath + ".2", logPath + ".1", logPath} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(name), err)
+		}
+		if len(data) > maxBytes {
+			t.Errorf("%s has %d bytes, more than %d", filepath.Base(name), len(data), maxBytes)
+		}
+		for _, l := range auditLines(t, data) {
+			if err := sch.Validate(l); err != nil {
+				t.Errorf("%s: %v", filepath.Base(name), err)
+			}
+			seqs = append(seqs, l["seq"].(float64))
+		}
+	}
+	if _, err := os.Stat(logPath + ".3"); err == nil {
+		t.Error("more than --audit-keep rotated files")
+	}
+	if seqs[len(seqs)-1] != calls || seqs[0] == 1 {
+		t.Errorf("sequence %v: want the newest %d ending at %d, the oldest dropped", seqs, len(seqs), calls)
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] != seqs[i-1]+1 {
+			t.Fatalf("the sequence breaks across rotated files: %v", seqs)
+		}
+	}
+}
+
+// TestAuditLogOutsideEveryRoot: a log inside the root, inside a mount, or inside the root a
+// client names in initialize is refused; the model could read or alter it there.
+func TestAuditLogOutsideEveryRoot(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "sub"), 0o755)
+	if r := fsbox(t, "", "serve", "--root", root, "--audit", filepath.Join(root, "sub", "audit.log")); r.code != 2 || !strings.Contains(r.stderr, "audit log lies inside") {
+		t.Errorf("log inside --root: exit %d, stderr %q", r.code, r.stderr)
+	}
+	mountDir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "cfg.json")
+	os.WriteFile(cfg, []byte(`{"root_dir":`+jsonString(root)+`,"mounts":[{"path":"m","dir":`+jsonString(mountDir)+`,"read_only":true}]}`), 0o644)
+	if r := fsbox(t, "", "serve", "--config", cfg, "--audit", filepath.Join(mountDir, "audit.log")); r.code != 2 || !strings.Contains(r.stderr, "audit log lies inside") {
+		t.Errorf("log inside a read-only mount: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// No host root: the client names one, around the log; initialize is refused.
+	logDir := t.TempDir()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1","config":{"root_dir":` + jsonString(filepath.Dir(logDir)) + `}}}` + "\n"
+	r := fsbox(t, in, "serve", "--audit", filepath.Join(logDir, "audit.log"))
+	if !strings.Contains(r.stdout, `"kind":"invalid_arguments"`) || !strings.Contains(r.stdout, "audit log") {
+		t.Errorf("a client root around the log: %s", r.stdout)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestAuditFlagMisuse: flags that cannot work together are usage errors before anything runs.
+func TestAuditFlagMisuse(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--audit", filepath.Join(dir, "a.log"), "--audit-fd", "3"},
+		{"--audit-fd", "1"},
+		{"--audit-fd", "5", "--audit-max-bytes", "100"},
+		{"--audit", filepath.Join(dir, "a.log"), "--audit-max-bytes", "100", "--audit-keep", "0"},
+		{"--audit-sync"},
+	} {
+		if r := fsbox(t, "", append([]string{"serve"}, args...)...); r.code != 2 {
+			t.Errorf("serve %v: exit %d, stderr %q; want a usage error", args, r.code, r.stderr)
+		}
+	}
+	link := filepath.Join(dir, "link.log")
+	os.Symlink(filepath.Join(dir, "target"), link)
+	if r := fsbox(t, "", "serve", "--audit", link); r.code == 0 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("--audit naming a symlink: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "target")); err == nil {
+		t.Error("the symlink's target was created")
+	}
 }
