@@ -455,3 +455,7 @@ func AuditToolName(name string) string {
 	}
 	return name
 }
+
+// AuditSession returns the engine's audit recorder, nil without a log: a front end records
+// through it the calls it refuses before they reach Call.
+func (e *Engine) AuditSession() *AuditSession { return e.audit }

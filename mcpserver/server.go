@@ -133,7 +133,7 @@ func New(opts Options) (*Server, error) {
 	for _, t := range s.tools {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
-	s.mcp.AddReceivingMiddleware(s.failedApprovals)
+	s.mcp.AddReceivingMiddleware(s.failedApprovals, s.auditUnrun)
 	return s, nil
 }
 

@@ -83,6 +83,7 @@ func annotations(spec schema.ToolSpec) *mcp.ToolAnnotations {
 //  5. anything else is an isError "internal error" result, its cause logged, never shown.
 func (s *Server) handler(t *toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		markHandlerRan(ctx)
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage("{}")

@@ -577,3 +577,40 @@ func TestAuditFlagMisuse(t *testing.T) {
 		t.Error("the symlink's target was created")
 	}
 }
+
+// TestAuditMCP: fsbox mcp --audit records every tools/call, those the MCP SDK refuses before a
+// handler runs (an unknown tool) included, each before its reply; the lines validate.
+func TestAuditMCP(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": secretContent})
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	p := startLineProc(t, "mcp", "--audit", logPath, root)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	p.next()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	calls := []struct{ params, tool, outcome, kind string }{
+		{`{"name":"read_file","arguments":{"path":"a.txt"}}`, "read_file", "ok", ""},
+		{`{"name":"read_file","arguments":{"pth":"a.txt"}}`, "read_file", "error", "invalid_arguments"},
+		{`{"name":"no_such_tool","arguments":{}}`, "no_such_tool", "error", "unknown_tool"},
+		{`{"name":"write_file","arguments":{"path":"b.txt","content":"x"}}`, "write_file", "ok", ""},
+	}
+	sch := auditSchema(t)
+	for i, c := range calls {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i+2, c.params))
+		p.next()
+		data, _ := os.ReadFile(logPath)
+		lines := auditLines(t, data)
+		if len(lines) != i+1 {
+			t.Fatalf("after reply %d the log has %d lines:\n%s", i+1, len(lines), data)
+		}
+		l := lines[i]
+		if err := sch.Validate(l); err != nil {
+			t.Errorf("line %d: %v", i+1, err)
+		}
+		if got, _ := l["error_kind"].(string); l["tool"] != c.tool || l["outcome"] != c.outcome || got != c.kind {
+			t.Errorf("line %d: %v; want tool %s outcome %s kind %q", i+1, l, c.tool, c.outcome, c.kind)
+		}
+	}
+	if data, _ := os.ReadFile(logPath); bytes.Contains(data, []byte(secretContent)) || bytes.Contains(data, []byte(root)) {
+		t.Errorf("the log holds file contents or the root's host path:\n%s", data)
+	}
+}
