@@ -459,3 +459,21 @@ func AuditToolName(name string) string {
 // AuditSession returns the engine's audit recorder, nil without a log: a front end records
 // through it the calls it refuses before they reach Call.
 func (e *Engine) AuditSession() *AuditSession { return e.audit }
+
+// callCountKey keys the counter of [WithCallCount].
+type callCountKey struct{}
+
+// WithCallCount returns ctx carrying a counter that every [Engine.Call] made with it (or a
+// context derived from it) increments: a front end that maps one request onto zero or more calls
+// (MCP's compatibility tools) learns whether the engine, and so the audit log, saw the request.
+func WithCallCount(ctx context.Context) (context.Context, *atomic.Int64) {
+	n := new(atomic.Int64)
+	return context.WithValue(ctx, callCountKey{}, n), n
+}
+
+// countCall increments ctx's counter of WithCallCount, if any.
+func countCall(ctx context.Context) {
+	if n, ok := ctx.Value(callCountKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}

@@ -371,6 +371,7 @@ func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc 
 func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage, h Hooks) (res any, err error) {
 	var trail *auditTrail
 	if e.audit != nil {
+		countCall(ctx)
 		if trail, err = e.auditBegin(toolName, &h); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,4 +59,20 @@ func (s *Server) auditUnrun(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// auditCompat records a compatibility tool's call that failed before it reached the engine (its
+// own argument checks), which the engine therefore did not record; calls is how many engine calls
+// it made. It returns the audit_failed error when the line could not be written.
+func (s *Server) auditCompat(eng *engine.Engine, tool string, calls int64, err error) error {
+	rec := eng.AuditSession()
+	var ee *engine.Error
+	if rec == nil || calls > 0 || err == nil || !errors.As(err, &ee) {
+		return nil
+	}
+	r := schema.AuditRecord{Method: schema.AuditMethodTool, Tool: engine.AuditToolName(tool), Outcome: schema.AuditError, ErrorKind: ee.Kind}
+	if rerr := rec.Record(r); rerr != nil {
+		return &engine.Error{Op: tool, Kind: schema.KindAuditFailed, Msg: "The call's refusal is withheld: the host's audit log could not be written; no further call will run."}
+	}
+	return nil
 }

@@ -614,3 +614,21 @@ func TestAuditMCP(t *testing.T) {
 		t.Errorf("the log holds file contents or the root's host path:\n%s", data)
 	}
 }
+
+// TestAuditMCPCompat: a compatibility tool that refuses its arguments before calling the engine
+// still gets its line, under its own name.
+func TestAuditMCPCompat(t *testing.T) {
+	root := tree(t, map[string]string{"a.txt": "a\n"})
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	p := startLineProc(t, "mcp", "--compat", "reference", "--audit", logPath, root)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	p.next()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt","head":1,"tail":1}}}`)
+	p.next()
+	data, _ := os.ReadFile(logPath)
+	lines := auditLines(t, data)
+	if len(lines) != 1 || lines[0]["tool"] != "read_text_file" || lines[0]["error_kind"] != "invalid_arguments" {
+		t.Fatalf("log:\n%s", data)
+	}
+}
