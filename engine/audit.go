@@ -174,6 +174,13 @@ func (l *AuditLog) CheckOutside(dirs ...string) error {
 		if id, ok := audit.IDOf(fi); ok && l.w.Within(id) {
 			return fmt.Errorf("the audit log lies inside %s, where the model could read or change it; put it outside the root and every mount", d)
 		}
+		if f, err := os.Open(d); err == nil {
+			above := l.w.RotatesAbove(f)
+			f.Close()
+			if above {
+				return fmt.Errorf("the audit log rotates (--audit-max-bytes) in a directory that holds %s, and rotating lets fsbox create and remove files beneath that directory; give the audit log a directory of its own", d)
+			}
+		}
 	}
 	return nil
 }
@@ -195,6 +202,9 @@ func (e *Engine) checkAudit() *Error {
 		}
 		if id, ok := audit.IDOf(fi); ok && e.audit.log.w.Within(id) {
 			return configError("root_dir: the host's audit log lies inside this root or one of its mounts, where the model could read or change it; the audit log must lie outside every root and mount")
+		}
+		if e.audit.log.w.RotatesAbove(f) {
+			return configError("root_dir: the host's audit log rotates (--audit-max-bytes) in a directory that holds this root or one of its mounts, and rotating lets the process create and remove files beneath that directory; give the audit log a directory of its own")
 		}
 	}
 	return nil

@@ -547,6 +547,22 @@ func TestAuditLogOutsideEveryRoot(t *testing.T) {
 	if !strings.Contains(r.stdout, `"kind":"invalid_arguments"`) || !strings.Contains(r.stdout, "audit log") {
 		t.Errorf("a client root around the log: %s", r.stdout)
 	}
+	// A rotating log may create and remove files beneath its directory: that directory must not
+	// hold a root, whether the host or the client names it.
+	parent := t.TempDir()
+	ws := filepath.Join(parent, "ws")
+	os.Mkdir(ws, 0o755)
+	if r := fsbox(t, "", "serve", "--root", ws, "--audit", filepath.Join(parent, "audit.log"), "--audit-max-bytes", "4096"); r.code != 2 || !strings.Contains(r.stderr, "directory of its own") {
+		t.Errorf("a rotating log above --root: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := fsbox(t, "", "serve", "--root", ws, "--audit", filepath.Join(parent, "audit.log")); r.code != 0 {
+		t.Errorf("a log that does not rotate beside --root: exit %d, stderr %q", r.code, r.stderr)
+	}
+	in = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":"1","config":{"root_dir":` + jsonString(ws) + `}}}` + "\n"
+	r = fsbox(t, in, "serve", "--audit", filepath.Join(parent, "audit2.log"), "--audit-max-bytes", "4096")
+	if !strings.Contains(r.stdout, `"kind":"invalid_arguments"`) || !strings.Contains(r.stdout, "directory of its own") {
+		t.Errorf("a client root beneath a rotating log's directory: %s", r.stdout)
+	}
 }
 
 func jsonString(s string) string {

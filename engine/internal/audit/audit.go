@@ -64,6 +64,7 @@ type Writer struct {
 	base    string   // the log's name in that directory
 	regular bool     // the log is a regular file (it may rotate and has ancestors)
 	fileID  FileID   // the current log file
+	dirID   FileID   // the log's directory (with Path)
 
 	ancestors map[FileID]bool // the log's directory and each directory above it
 }
@@ -80,6 +81,16 @@ func (w *Writer) Err() error {
 // the log through. It is false for a log that is not a regular file, or whose directory could
 // not be found (a deleted file, a descriptor without /proc): no name of it lies anywhere.
 func (w *Writer) Within(id FileID) bool { return w.ancestors[id] }
+
+// RotatesAbove reports whether the log rotates (so the process may create and remove files
+// beneath its directory) in a directory that is dir or one above it: rotation would then open
+// more than the log's own directory to the process. dir is an open directory.
+func (w *Writer) RotatesAbove(dir *os.File) bool {
+	if w.RotateDir() == "" {
+		return false
+	}
+	return ancestorsOfFile(dir)[w.dirID]
+}
 
 // RotateDir returns "/proc/self/fd/N", the log's directory as the descriptor opened at Open, when
 // the log rotates (the kernel's confinement must then let the process create, rename and remove

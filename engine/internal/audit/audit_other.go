@@ -15,3 +15,5 @@ func (w *Writer) closeFDs() error             { return nil }
 
 // IDOf returns false: this platform's file identities are not read here.
 func IDOf(fi os.FileInfo) (FileID, bool) { return FileID{}, false }
+
+func ancestorsOfFile(dir *os.File) map[FileID]bool { return nil }

@@ -61,7 +61,23 @@ func (w *Writer) openPath(path string) error {
 		return fmt.Errorf("opening %s: %w", path, err)
 	}
 	w.ancestors = ancestorsOf(w.dirFD)
+	var st unix.Stat_t
+	if err := unix.Fstat(w.dirFD, &st); err != nil {
+		return err
+	}
+	w.dirID = FileID{uint64(st.Dev), uint64(st.Ino)}
 	return nil
+}
+
+// ancestorsOfFile is ancestorsOf for an open directory.
+func ancestorsOfFile(dir *os.File) map[FileID]bool {
+	var ids map[FileID]bool
+	rc, err := dir.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	rc.Control(func(fd uintptr) { ids = ancestorsOf(int(fd)) })
+	return ids
 }
 
 // openFile opens the log's name in its directory (extra: O_EXCL for a fresh file after a
