@@ -68,7 +68,9 @@ func BenchmarkPipeAudit(b *testing.B) {
 	}{
 		{"off", func(string) []string { return nil }},
 		{"on", func(dir string) []string { return []string{"--audit", filepath.Join(dir, "audit.jsonl")} }},
-		{"on-sync", func(dir string) []string { return []string{"--audit", filepath.Join(dir, "audit.jsonl"), "--audit-sync"} }},
+		{"on-sync", func(dir string) []string {
+			return []string{"--audit", filepath.Join(dir, "audit.jsonl"), "--audit-sync"}
+		}},
 	}
 	for _, c := range cases {
 		for _, m := range modes {
