@@ -71,7 +71,8 @@ type AuditChange struct {
 	Path string `json:"path"`
 	// Root-relative source of a move.
 	Source string `json:"source,omitempty"`
-	// Content hash before a write, "<absent>" when it created the file.
+	// Content hash before a write, "<absent>" when it created the file; "<unhashed>" when a write
+	// without expected_hash replaced a file over 64 MiB, which is not read just for the log.
 	Before string `json:"before,omitempty"`
 	// Content hash after a write (after the post_edit hooks; "<absent>" when they removed it).
 	After string `json:"after,omitempty"`
