@@ -244,8 +244,9 @@ type auditTrail struct {
 // maxAuditPaths bounds a line's paths.
 const maxAuditPaths = 256
 
-// maxAuditHashBytes bounds the old content a write without a guard reads to hash for the log.
-const maxAuditHashBytes = 64 << 20
+// maxAuditHashBytes bounds the old content a write without a guard reads to hash for the log
+// (a variable for tests).
+var maxAuditHashBytes int64 = 64 << 20
 
 // auditBegin starts the trail of a call, wrapping h so events and change requests are seen; a
 // log that already failed refuses the call unrun.

@@ -139,3 +139,21 @@ func TestAuditCallerNeverRunsAfterAFailure(t *testing.T) {
 		t.Error("a call ran after the audit log failed")
 	}
 }
+
+// TestAuditBeforeHashIsBounded: a write without expected_hash over a file larger than the bound
+// records "<unhashed>" instead of reading it; a smaller one is hashed.
+func TestAuditBeforeHashIsBounded(t *testing.T) {
+	defer func(old int64) { maxAuditHashBytes = old }(maxAuditHashBytes)
+	maxAuditHashBytes = 10
+	fx := makeFixture(t, "small.txt: 12345", "big.txt: 0123456789abcdef")
+	e, p := auditedEngine(t, fx, schema.Config{})
+	mustCall(t, e, "write_file", map[string]any{"path": "small.txt", "content": "x"}, Hooks{})
+	mustCall(t, e, "write_file", map[string]any{"path": "big.txt", "content": "x"}, Hooks{})
+	recs := readAudit(t, p)
+	if got := recs[0].Changes[0].Before; got != contentHash([]byte("12345")) {
+		t.Errorf("small file: before %q", got)
+	}
+	if got := recs[1].Changes[0].Before; got != "<unhashed>" {
+		t.Errorf("file over the bound: before %q, want <unhashed>", got)
+	}
+}
