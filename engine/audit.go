@@ -479,9 +479,10 @@ func (e *Engine) AuditSession() *AuditSession { return e.audit }
 // callCountKey keys the counter of [WithCallCount].
 type callCountKey struct{}
 
-// WithCallCount returns ctx carrying a counter that every [Engine.Call] made with it (or a
-// context derived from it) increments: a front end that maps one request onto zero or more calls
-// (MCP's compatibility tools) learns whether the engine, and so the audit log, saw the request.
+// WithCallCount returns ctx carrying a counter that every audited [Engine.Call] (an engine with
+// an audit log) made with it, or with a context derived from it, increments: a front end that
+// maps one request onto zero or more calls (MCP's compatibility tools) learns whether the audit
+// log saw the request.
 func WithCallCount(ctx context.Context) (context.Context, *atomic.Int64) {
 	n := new(atomic.Int64)
 	return context.WithValue(ctx, callCountKey{}, n), n
