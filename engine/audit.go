@@ -34,10 +34,14 @@ import (
 //     audit_failed; a change it made stays made, and its line is what is missing), and from
 //     then on every call is refused before it runs, so nothing runs unaudited;
 //  4. the log must lie outside the root and every mount (New refuses otherwise), so the model can
-//     neither read nor alter it.
+//     neither read nor alter it; a rotating log's directory must not hold them either, since
+//     rotation lets the confined process create and remove files beneath it.
 //
-// It does not record what the model was shown, nor calls refused before a session exists; a
-// host method (checkpoints) records its own line through [AuditSession.Record].
+// It does not record what the model was shown. The front ends record the tools/calls they refuse
+// before Call (server/audit.go, mcpserver/audit.go). A host method (checkpoint/restore, say)
+// records its own line through [Engine.AuditSession] and [AuditSession.Record], with Method its
+// name and the paths and changes it made, before it replies; when Record fails it answers
+// audit_failed (the session then refuses every later call, as for a tool call).
 
 // AuditOptions are the host's audit log settings.
 type AuditOptions struct {
