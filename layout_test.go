@@ -41,6 +41,10 @@ const module = "github.com/fsbox/fsbox"
 //  21. sdks (the SDKs' hand-written sources as embedded bytes, for `fsbox gen --out` outside a
 //     checkout) imports nothing of ours, and cmd/fsbox is the only package that imports it: an SDK
 //     is never linked into the server, only carried as files.
+//  23. engine/internal/audit (the audit log's writer: one write(2) per line on an O_APPEND
+//     descriptor, the sequence, rotation by size) imports nothing of ours: it writes the lines it
+//     is given and knows no tools, paths or records, so what a line may hold (never file
+//     contents, never host paths) is decided in one place, engine/audit.go.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -51,6 +55,7 @@ var importRules = []struct {
 	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
 	{"engine/internal/confine", nil},          // rule 10
+	{"engine/internal/audit", nil},            // rule 23
 	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "engine/hostpolicy", "rpc", "schema", "conformance"}},
@@ -61,7 +66,7 @@ var importRules = []struct {
 	{"conformance/adapters/go", []string{"sdks/go/fsboxclient"}},
 	{"conformance", []string{"conformance/", "schema"}},
 	{"cmd/fsbox", []string{"server", "mcpserver", "engine", "engine/hostpolicy", "schema", "codegen", "conformance", "sdks"}}, // sdks: rule 21
-	{"examples", []string{"sdks/go/fsboxclient"}}, // a reader's copy of the README's Go quickstart
+	{"examples", []string{"sdks/go/fsboxclient"}},                                                                             // a reader's copy of the README's Go quickstart
 	{"", nil}, // this file's package
 }
 

@@ -46,10 +46,10 @@ func TestRustShapes(t *testing.T) {
 		{rustTypesPath, "    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub times: Option<i64>,\n"}, // optional
 		{rustTypesPath, "    pub scale: Option<f64>,\n"},
 		{rustTypesPath, "    pub tags: Option<Vec<String>>,\n"},
-		{rustTypesPath, "    pub id: Option<serde_json::Value>,\n"},                    // any value
-		{rustTypesPath, "    pub counts: Option<BTreeMap<String, i64>>,\n"},            // typed map
+		{rustTypesPath, "    pub id: Option<serde_json::Value>,\n"},                      // any value
+		{rustTypesPath, "    pub counts: Option<BTreeMap<String, i64>>,\n"},              // typed map
 		{rustTypesPath, "    pub extra: Option<BTreeMap<String, serde_json::Value>>,\n"}, // free-form object
-		{rustTypesPath, "    pub first: Option<Part>,\n"},                              // named reference
+		{rustTypesPath, "    pub first: Option<Part>,\n"},                                // named reference
 		{rustTypesPath, "    #[serde(with = \"crate::base64::option\", default, skip_serializing_if = \"Option::is_none\")]\n    pub raw: Option<Vec<u8>>,\n"},
 		{rustTypesPath, "#[serde(tag = \"kind\", rename = \"demo.echoed\")]\n"}, // the event's kind is its tag, not a field
 		{rustTypesPath, "pub enum ErrorKind {\n"},

@@ -25,7 +25,7 @@ var goEnumPrefixes = map[string]string{
 // fsboxclient declare; a generated name that collides with one is refused with a clear error
 // instead of a compile error in the SDK. TestGoHandWrittenNames keeps the list in step.
 var goHandWritten = []string{
-	"ChangeRequest", "Client", "EditedError", "ErrBinaryNotFound", "ErrClosed", "ErrConnectionLost", "ErrResultShape", "ErrSchemaMismatch",
+	"AuditLog", "ChangeRequest", "Client", "EditedError", "ErrBinaryNotFound", "ErrClosed", "ErrConnectionLost", "ErrResultShape", "ErrSchemaMismatch",
 	"ErrServerExited", "ErrTextShape", "Error", "Options", "RefusedError",
 	"ResultShapeBoth", "ResultShapeText", "ResultShapeTyped", "Start", "Version",
 }

@@ -84,6 +84,7 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	}
 	if c.hooks.ChangeRequest == nil {
 		if rule != nil {
+			c.audit.decide(schema.AuditRejected, schema.AuditByPolicy)
 			return announcement{}, errorf(c.tool, rel, kindPermissionDenied,
 				"Path '%s' needs the client's approval (an interrupt permission rule matches), but the client cannot be asked.", rel)
 		}
@@ -268,6 +269,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		// Not the file the re-resolution saw: the directory was swapped under us.
 		return false, errChanged(s.op, r)
 	}
+	before := e.auditBefore(c, s, dir, name, cur, exists)
 	if !exists {
 		// The git rule (execprotect.go), decided under the directory's lock and the turn.
 		unturn, member := e.gitCreateTurn(name)
@@ -317,6 +319,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		}
 	}
 	committed = true
+	c.audit.committed(r.rel, before, s.content)
 	syncDir(lock.f)
 	return !exists, nil
 }

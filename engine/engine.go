@@ -54,6 +54,8 @@ type Engine struct {
 
 	locks pathLocks   // per resolved path, for writes and edits
 	temps tempSweeper // directories whose stale temporary files were swept
+
+	audit *AuditSession // the host's audit log, nil when off (audit.go)
 }
 
 // Options are the host's settings that are not part of the wire Config.
@@ -70,6 +72,9 @@ type Options struct {
 	// Every layer must allow an access. Host's limits, tools and flags are not read here: the
 	// server narrows them into Config before calling New.
 	Host *schema.Config
+	// Audit records every call of the engine to the host's audit log (audit.go); nil records
+	// nothing. New refuses a root or mount that holds the log.
+	Audit *AuditSession
 }
 
 // New resolves the root (cfg.RootDir, else opts.DefaultRoot, else "."), opens it, and validates
@@ -102,7 +107,7 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		return nil, configError("root_dir: %s is not a directory", pyRepr(given))
 	}
-	e := &Engine{cfg: cfg, rootDir: real}
+	e := &Engine{cfg: cfg, rootDir: real, audit: opts.Audit}
 	e.rootPrefixes = [][]string{splitPath(real)}
 	if abs != real {
 		e.rootPrefixes = append(e.rootPrefixes, splitPath(abs))
@@ -170,6 +175,10 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if merr := e.openMounts(mountSrc, mountPrefix); merr != nil {
 		e.root.Close()
 		return nil, merr
+	}
+	if aerr := e.checkAudit(); aerr != nil {
+		e.Close()
+		return nil, aerr
 	}
 	if herr := e.checkHookSandbox(); herr != nil {
 		e.Close()
@@ -308,6 +317,8 @@ type call struct {
 	hooks Hooks
 	// review is set on the run applying a reviewer's replacement arguments (see [reviewerEdit]).
 	review *reviewerEdit
+	// audit gathers the call's audit record; nil without an audit log (audit.go).
+	audit *auditTrail
 }
 
 // emit sends an event (one of the schema event types) to the host, if it listens.
@@ -358,6 +369,14 @@ func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc 
 // set (reason "listener") or when an interrupt rule matches (reason "permission_rule"); a refusal
 // is a normal result with Cancelled set. Calls changing one resolved path are serialised.
 func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage, h Hooks) (res any, err error) {
+	var trail *auditTrail
+	if e.audit != nil {
+		countCall(ctx)
+		if trail, err = e.auditBegin(toolName, &h); err != nil {
+			return nil, err
+		}
+		defer func() { res, err = e.auditEnd(trail, res, err) }()
+	}
 	fn, ok := toolTable[toolName]
 	if !ok || !e.enabled[toolName] {
 		return nil, e.unknownTool(toolName)
@@ -372,7 +391,7 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(toolName, err)
 	}
-	c := &call{ctx: ctx, tool: toolName, hooks: h}
+	c := &call{ctx: ctx, tool: toolName, hooks: h, audit: trail}
 	res, err = fn(e, c, args)
 	if ed, ok := err.(*reviewerEdit); ok {
 		res, err = e.applyReview(c, fn, ed)

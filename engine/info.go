@@ -19,6 +19,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 	if rerr != nil {
 		return nil, rerr
 	}
+	c.audit.path(r.rel)
 	if !r.exists {
 		return nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", a.Path)
 	}

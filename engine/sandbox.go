@@ -135,6 +135,9 @@ func (e *Engine) confineProcess() error {
 			p.ReadWrite = append(p.ReadWrite, fdPath(m.top, m.dir))
 		}
 	}
+	if dir := e.audit.rotateDir(); dir != "" {
+		p.Logs = append(p.Logs, dir) // rotating the audit log (audit.go)
+	}
 	for i := range e.postEdit {
 		if exe := hookExecutable(e.postEdit[i].cmd[0]); exe != "" && strings.HasPrefix(exe, "/") {
 			p.Exec = append(p.Exec, exe)

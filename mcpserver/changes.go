@@ -5,12 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsbox/fsbox/engine"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -18,8 +18,9 @@ import (
 const elicitID = "fsbox_change"
 
 // errApprovalPending aborts an engine call whose change must first be approved: nothing has
-// touched the disk; the handler answers with an input-required result instead.
-var errApprovalPending = errors.New("the change waits for the client's approval")
+// touched the disk; the handler answers with an input-required result instead. It wraps
+// engine.ErrChangeDeferred, so the audit log records the call as pending, not failed.
+var errApprovalPending = fmt.Errorf("the change waits for the client's approval: %w", engine.ErrChangeDeferred)
 
 // Reasons shown to the model when a change is refused.
 const (
@@ -88,14 +89,16 @@ type decideFunc func(context.Context, *schema.FileChangeRequest) (bool, string, 
 func (a *approval) decider() decideFunc {
 	switch {
 	case !a.canElicit && a.policy == ChangesRefuse:
-		return func(context.Context, *schema.FileChangeRequest) (bool, string, error) {
+		return func(ctx context.Context, _ *schema.FileChangeRequest) (bool, string, error) {
+			engine.AnsweredBy(ctx, schema.AuditByHost)
 			return false, reasonHostRefuses, nil
 		}
 	case !a.canElicit:
 		return nil
 	}
-	return func(_ context.Context, req *schema.FileChangeRequest) (bool, string, error) {
+	return func(ctx context.Context, req *schema.FileChangeRequest) (bool, string, error) {
 		if a.policy == ChangesAllow && req.Reason != "permission_rule" {
+			engine.AnsweredBy(ctx, schema.AuditByHost)
 			return true, "", nil
 		}
 		if a.answer == nil {

@@ -94,7 +94,7 @@ func (s *Server) engineFor(ctx context.Context, req *mcp.CallToolRequest) *engin
 		} else if cwd := s.cwdFromRoots(res.Roots); cwd != "" {
 			cfg := s.cfg
 			cfg.Cwd = cwd
-			eng, err := engine.New(cfg, engine.Options{DefaultRoot: s.opts.DefaultRoot})
+			eng, err := engine.New(cfg, engine.Options{DefaultRoot: s.opts.DefaultRoot, Audit: auditSession(s.opts.Audit)})
 			if err != nil {
 				s.logf("narrowing to the client's root %s: %v; keeping the host's root", cwd, err)
 			} else {

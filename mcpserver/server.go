@@ -55,6 +55,9 @@ type Options struct {
 	Compat Compat
 	// Version is reported in serverInfo.
 	Version string
+	// Audit is the host's audit log (fsbox mcp --audit): every engine of the server records its
+	// calls there, each engine as a session of its own; nil records nothing.
+	Audit *engine.AuditLog
 	// Logf receives diagnostics; nil drops them.
 	Logf func(format string, args ...any)
 }
@@ -99,7 +102,7 @@ func New(opts Options) (*Server, error) {
 			}
 		}
 	}
-	eng, err := engine.New(cfg, engine.Options{DefaultRoot: opts.DefaultRoot})
+	eng, err := engine.New(cfg, engine.Options{DefaultRoot: opts.DefaultRoot, Audit: auditSession(opts.Audit)})
 	if err != nil {
 		var ee *engine.Error
 		if errors.As(err, &ee) {
@@ -132,7 +135,7 @@ func New(opts Options) (*Server, error) {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
 	s.addFileResources(caps)
-	s.mcp.AddReceivingMiddleware(s.failedApprovals)
+	s.mcp.AddReceivingMiddleware(s.failedApprovals, s.auditUnrun)
 	return s, nil
 }
 

@@ -83,6 +83,7 @@ func annotations(spec schema.ToolSpec) *mcp.ToolAnnotations {
 //  5. anything else is an isError "internal error" result, its cause logged, never shown.
 func (s *Server) handler(t *toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		markHandlerRan(ctx)
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage("{}")
@@ -92,7 +93,11 @@ func (s *Server) handler(t *toolDef) mcp.ToolHandler {
 		var res any
 		var err error
 		if t.run != nil {
-			res, err = t.run(ctx, c, args)
+			cctx, calls := engine.WithCallCount(ctx)
+			res, err = t.run(cctx, c, args)
+			if aerr := s.auditCompat(c.eng, t.tool.Name, calls.Load(), err); aerr != nil {
+				res, err = nil, aerr
+			}
 		} else {
 			res, err = c.eng.Call(ctx, t.tool.Name, args, c.hooks)
 		}

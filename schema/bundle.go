@@ -69,6 +69,10 @@ func Generate(commentDir string) ([]byte, error) {
 	if _, err := b.add(reflect.TypeFor[ErrorData]()); err != nil {
 		return nil, err
 	}
+	// The audit log's line (fsbox serve --audit): no method carries it, so it is added by name.
+	if _, err := b.add(reflect.TypeFor[AuditRecord]()); err != nil {
+		return nil, err
+	}
 	var kinds []kindEntry
 	for _, k := range ErrorKinds {
 		kinds = append(kinds, kindEntry{Kind: k.Kind, Retry: k.Retry, CountsAsRetry: CountsAsRetry(k.Kind), Description: k.Description})

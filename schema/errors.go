@@ -69,6 +69,7 @@ const (
 	KindIOError              ErrorKind = "io_error"
 	KindChangeRequestFailed  ErrorKind = "change_request_failed"
 	KindNotInitialized       ErrorKind = "not_initialized"
+	KindAuditFailed          ErrorKind = "audit_failed"
 	KindInternal             ErrorKind = "internal"
 )
 
@@ -122,6 +123,7 @@ var ErrorKinds = []ErrorKindInfo{
 	{KindIOError, false, "The operating system reported an I/O error."},
 	{KindChangeRequestFailed, false, "The client answered a change_request with an error or went away."},
 	{KindNotInitialized, false, "A request came before initialize."},
+	{KindAuditFailed, false, "The host's audit log could not be written: the call's result is withheld (a change it made stays made) and every later call is refused unrun."},
 	{KindInternal, false, "A bug in the server."},
 }
 

@@ -42,6 +42,9 @@ type Options struct {
 	ReleaseWhenIdle time.Duration
 	// Version is reported in server_info.
 	Version string
+	// Audit is the host's audit log (fsbox serve --audit): each session records every
+	// tools/call there, before its reply is sent (server/audit.go); nil records nothing.
+	Audit *engine.AuditLog
 	// Logf receives diagnostics; nil writes them to stderr.
 	Logf func(format string, args ...any)
 }
@@ -63,7 +66,7 @@ func New(opts Options) *Server {
 // Serve runs one session: it reads requests from r and writes responses and notifications to w
 // until EOF, shutdown, or ctx is done. It returns nil on a clean end.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	sess := &session{srv: s}
+	sess := &session{srv: s, audit: s.auditSession()}
 	defer sess.close()
 	return rpc.Serve(ctx, r, w, rpc.HandlerFunc(sess.handle), rpc.Options{
 		MaxMessageBytes: s.opts.MaxMessageBytes,
@@ -85,6 +88,8 @@ type session struct {
 	srv *Server
 
 	initialized atomic.Bool // set once eng is; read on the rpc read loop
+
+	audit *engine.AuditSession // the session's audit recorder, nil without a log
 
 	mu   sync.Mutex // guards eng and caps
 	eng  *engine.Engine
@@ -113,6 +118,11 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 	if eng == nil {
 		if req.Notif {
 			return nil, nil
+		}
+		if req.Method == "tools/call" {
+			if aerr := s.auditUnrun(req.Params, schema.KindNotInitialized); aerr != nil {
+				return nil, aerr
+			}
 		}
 		return nil, &rpc.Error{Code: schema.CodeFatal, Message: "The session is not initialized: send initialize first.",
 			Data: schema.ErrorData{Kind: schema.KindNotInitialized}}
@@ -165,7 +175,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		}
 	}
 	cfg := s.srv.opts.Config
-	eopts := engine.Options{DefaultRoot: s.srv.opts.DefaultRoot}
+	eopts := engine.Options{DefaultRoot: s.srv.opts.DefaultRoot, Audit: s.audit}
 	switch {
 	case s.srv.opts.FixedPolicy:
 		var client schema.Config
@@ -215,13 +225,13 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, caps schema.ClientCapabilities, raw json.RawMessage) (any, error) {
 	var p callParams
 	if len(raw) == 0 {
-		return nil, invalidParams("tools/call needs params {name, arguments}")
+		return nil, s.refuseUnrun(raw, invalidParams("tools/call needs params {name, arguments}"))
 	}
 	if err := schema.Decode(raw, &p); err != nil {
-		return nil, decodeError("tools/call", err)
+		return nil, s.refuseUnrun(raw, decodeError("tools/call", err))
 	}
 	if p.Name == "" {
-		return nil, invalidParams("tools/call needs params {name, arguments}")
+		return nil, s.refuseUnrun(raw, invalidParams("tools/call needs params {name, arguments}"))
 	}
 	args := json.RawMessage(p.Arguments)
 	if len(args) == 0 {

@@ -31,6 +31,8 @@ func runMCP(args []string) int {
 	cf.register(fs)
 	var sb sandboxFlags
 	sb.register(fs)
+	var af auditFlags
+	af.register(fs)
 	maxBytes := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "largest accepted message, in `BYTES`: a longer stdio line is answered with -32600 "+
 		"and skipped, a longer HTTP body with 413")
 	changes := fs.String("changes", "ask", "what happens to a change: `ask|allow|refuse` (ask: elicit when the client can, else allow; "+
@@ -81,8 +83,21 @@ func runMCP(args []string) int {
 		return usageErrorf("%v", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
+	auditLog, usage, err := af.open(func(format string, args ...any) { logf("error: "+format, args...) })
+	if err != nil {
+		if usage {
+			return usageErrorf("%v", err)
+		}
+		return errorf("%v", err)
+	}
+	if auditLog != nil {
+		defer auditLog.Close()
+	}
+	if err := checkAuditOutside(auditLog, cfg); err != nil {
+		return usageErrorf("%v", err)
+	}
 	srv, err := mcpserver.New(mcpserver.Options{DefaultRoot: cf.root, Config: cfg, Changes: mcpserver.ChangePolicy(*changes),
-		Compat: mcpserver.Compat(*compat), Version: version, Logf: logf})
+		Compat: mcpserver.Compat(*compat), Version: version, Audit: auditLog, Logf: logf})
 	if err != nil {
 		return usageErrorf("%v", err)
 	}

@@ -29,6 +29,8 @@ func runServe(args []string) int {
 	cf.register(fs)
 	var sb sandboxFlags
 	sb.register(fs)
+	var af auditFlags
+	af.register(fs)
 	maxBytes := fs.Int("max-message-bytes", 16<<20, "largest accepted request line, in `BYTES`")
 	maxInflight := fs.Int("max-inflight", 0, "requests at work at once (`N`; 0: twice the CPUs, 8 to 64); more wait in a bounded queue")
 	fs.Usage = func() {
@@ -59,6 +61,21 @@ func runServe(args []string) int {
 	if err := checkRoot(cfg.RootDir); err != nil {
 		return usageErrorf("%v", err)
 	}
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
+	// The log lies outside the root: opened before the process is confined.
+	auditLog, usage, err := af.open(func(format string, args ...any) { logf("error: "+format, args...) })
+	if err != nil {
+		if usage {
+			return usageErrorf("%v", err)
+		}
+		return errorf("%v", err)
+	}
+	if auditLog != nil {
+		defer auditLog.Close()
+	}
+	if err := checkAuditOutside(auditLog, cfg); err != nil {
+		return usageErrorf("%v", err)
+	}
 	// The server confines itself (Landlock) once the session's engine has opened the root and
 	// mounts, while answering initialize and before reading another request: the root may come
 	// from initialize itself.
@@ -77,8 +94,7 @@ func runServe(args []string) int {
 	ctx, stop := onSignal()
 	defer stop()
 	srv := server.New(server.Options{DefaultRoot: cf.root, Config: cfg, FixedPolicy: cf.fixed(), MaxMessageBytes: *maxBytes,
-		MaxInFlight: *maxInflight, Version: version, ReleaseWhenIdle: idleRelease,
-		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }})
+		MaxInFlight: *maxInflight, Version: version, ReleaseWhenIdle: idleRelease, Audit: auditLog, Logf: logf})
 	if err := srv.Serve(ctx, os.Stdin, out); err != nil && ctx.Err() == nil {
 		return errorf("%v", err)
 	}

@@ -90,6 +90,9 @@ type Policy struct {
 	ReadOnly []string
 	// Exec are files it may read and execute besides the system's (the hooks' executables).
 	Exec []string
+	// Logs are directories where it may create, write, rename and remove files, but not read
+	// them, list them or make anything else: the directory of an audit log it rotates.
+	Logs []string
 }
 
 var process struct {

@@ -76,6 +76,10 @@ func policyRules(p Policy) []landlock.Rule {
 	if len(p.ReadOnly) > 0 {
 		rules = append(rules, landlock.RODirs(p.ReadOnly...))
 	}
+	if len(p.Logs) > 0 {
+		// A rotation renames within one directory (no refer) and creates the new file.
+		rules = append(rules, landlock.PathAccess(llsys.AccessFSMakeReg|llsys.AccessFSRemoveFile|llsys.AccessFSWriteFile, p.Logs...))
+	}
 	return rules
 }
 

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strconv"
 )
 
 // Options configures Start. Every field is optional.
@@ -63,6 +64,41 @@ type Options struct {
 	// Stderr receives the server's stderr. Nil: os.Stderr. Its last lines are also kept for the
 	// error returned when the server exits unexpectedly.
 	Stderr io.Writer
+	// Audit, when set, has the server append one JSON line per call to an audit log (fsbox serve
+	// --audit; each line an AuditRecord of the schema bundle), written before the call's reply.
+	// The log must lie outside RootDir and every mount.
+	Audit *AuditLog
+}
+
+// AuditLog is where and how the server keeps its audit log (the --audit flags of fsbox serve).
+type AuditLog struct {
+	// Path is the log file, created 0600 when missing and appended to otherwise.
+	Path string
+	// MaxBytes rotates the log (Path.1, Path.2, …) before it would grow past this size; 0 never
+	// rotates.
+	MaxBytes int64
+	// Keep is the number of rotated files kept; 0 means the server's default (5).
+	Keep int
+	// Sync makes every line durable (fdatasync) before the reply.
+	Sync bool
+}
+
+// args returns the serve flags of a.
+func (a *AuditLog) args() []string {
+	if a == nil {
+		return nil
+	}
+	out := []string{"--audit", a.Path}
+	if a.MaxBytes > 0 {
+		out = append(out, "--audit-max-bytes", strconv.FormatInt(a.MaxBytes, 10))
+	}
+	if a.Keep > 0 {
+		out = append(out, "--audit-keep", strconv.Itoa(a.Keep))
+	}
+	if a.Sync {
+		out = append(out, "--audit-sync")
+	}
+	return out
 }
 
 // ChangeRequest is a change the server asks OnChangeRequest to approve.

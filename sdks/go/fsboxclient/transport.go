@@ -82,7 +82,7 @@ func spawn(bin string, opts Options) (*Client, error) {
 	}
 	c := &Client{
 		opts:       opts,
-		cmd:        exec.Command(bin, "serve"),
+		cmd:        exec.Command(bin, append([]string{"serve"}, opts.Audit.args()...)...),
 		stderr:     &tail{},
 		pending:    map[int64]chan reply{},
 		readerDone: make(chan struct{}),

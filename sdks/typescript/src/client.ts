@@ -91,10 +91,47 @@ export interface ClientOptions {
   resultShape?: ResultShape;
   /** Who the client is, for the server's logs. */
   clientInfo?: Implementation;
+  /**
+   * The server's audit log (`fsbox serve --audit`): one JSON line per call, an AuditRecord of the
+   * schema bundle, written before the call's reply. An AuditLog or just the log's path; it must
+   * lie outside rootDir and every mount.
+   */
+  audit?: AuditLog | string;
   /** Extra arguments for `fsbox serve`. */
   serveArgs?: string[];
   /** How long close waits for each shutdown step before killing the server. Default 2000 ms. */
   closeTimeoutMs?: number;
+}
+
+/** AuditLog is where and how the server keeps its audit log; see ClientOptions.audit. */
+export interface AuditLog {
+  /** The log file, created 0600 when missing and appended to otherwise. */
+  path: string;
+  /** Rotate the log (path.1, path.2, ...) before it would grow past this size; 0 never rotates. */
+  maxBytes?: number;
+  /** Rotated files kept; default the server's (5). */
+  keep?: number;
+  /** Make every line durable (fdatasync) before the reply. */
+  sync?: boolean;
+}
+
+/** auditArgs returns the `fsbox serve` flags of an audit log. */
+function auditArgs(audit: AuditLog | string | undefined): string[] {
+  if (audit === undefined) {
+    return [];
+  }
+  const log = typeof audit === "string" ? { path: audit } : audit;
+  const args = ["--audit", log.path];
+  if (log.maxBytes !== undefined && log.maxBytes > 0) {
+    args.push("--audit-max-bytes", String(log.maxBytes));
+  }
+  if (log.keep !== undefined && log.keep > 0) {
+    args.push("--audit-keep", String(log.keep));
+  }
+  if (log.sync === true) {
+    args.push("--audit-sync");
+  }
+  return args;
 }
 
 /** ResultShape is what tool results carry; see ClientOptions.resultShape. */
@@ -128,7 +165,7 @@ export class Client extends GeneratedClient {
     const binary = locateBinary(options.binary);
     const rootDir = resolve(options.rootDir);
     const closeTimeoutMs = options.closeTimeoutMs ?? 2000;
-    const transport = new Transport(binary, ["serve", ...(options.serveArgs ?? [])], {
+    const transport = new Transport(binary, ["serve", ...auditArgs(options.audit), ...(options.serveArgs ?? [])], {
       notification: (method, params) => {
         if (method === "event") {
           deliverEvent(options.onEvent, params as Event);

@@ -5,7 +5,7 @@
  */
 export { Client, decodeBytes, PLATFORM_PACKAGES, locateBinary } from "./client.js";
 export { VERSION } from "./version.js";
-export type { ChangeRequest, ChangeRequestEdit, ClientOptions, ResultShape, UnknownToolResult } from "./client.js";
+export type { AuditLog, ChangeRequest, ChangeRequestEdit, ClientOptions, ResultShape, UnknownToolResult } from "./client.js";
 export {
   BinaryNotFoundError,
   ConnectionError,

@@ -23,6 +23,7 @@ from ._types_gen import *  # noqa: F403 (the generated wire types, listed in its
 from ._types_gen import __all__ as _types_all
 from .client import (
     AsyncClient,
+    AuditLog,
     ChangeRequest,
     Client,
     OnChangeRequest,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [  # noqa: PLE0604
     *_types_all,
     "AsyncClient",
+    "AuditLog",
     "BinaryNotFoundError",
     "ChangeRequest",
     "Client",

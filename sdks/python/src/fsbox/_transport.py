@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import IO, Any
 
 from ._types_gen import PROTOCOL_VERSION, Config
@@ -262,13 +262,17 @@ class SyncConnection:
     """A server child process driven from threads."""
 
     def __init__(
-        self, binary: str, on_notification: NotificationHandler, on_request: RequestHandler
+        self,
+        binary: str,
+        on_notification: NotificationHandler,
+        on_request: RequestHandler,
+        serve_args: Sequence[str] = (),
     ) -> None:
         self._on_notification = on_notification
         self._on_request = on_request
         try:
             self._proc = subprocess.Popen(
-                [binary, "serve"],
+                [binary, "serve", *serve_args],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -511,12 +515,17 @@ class AsyncConnection:
 
     @classmethod
     async def open(
-        cls, binary: str, on_notification: AsyncNotificationHandler, on_request: AsyncRequestHandler
+        cls,
+        binary: str,
+        on_notification: AsyncNotificationHandler,
+        on_request: AsyncRequestHandler,
+        serve_args: Sequence[str] = (),
     ) -> AsyncConnection:
         try:
             proc = await asyncio.create_subprocess_exec(
                 binary,
                 "serve",
+                *serve_args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

@@ -51,6 +51,45 @@ call. May be a coroutine function."""
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+@dataclasses.dataclass(frozen=True)
+class AuditLog:
+    """The server's audit log (``fsbox serve --audit``): one JSON line per call, an AuditRecord
+    of the schema bundle, written before the call's reply. Pass it, or just its path, as
+    ``audit=`` to Client or AsyncClient. The log must lie outside root_dir and every mount.
+
+    Attributes:
+        path: The log file, created 0600 when missing and appended to otherwise.
+        max_bytes: Rotate the log (path.1, path.2, ...) before it would grow past this size;
+            0 never rotates.
+        keep: Rotated files kept; 0 means the server's default (5).
+        sync: Make every line durable (fdatasync) before the reply.
+    """
+
+    path: PathLike
+    max_bytes: int = 0
+    keep: int = 0
+    sync: bool = False
+
+    def serve_args(self) -> list[str]:
+        """The ``fsbox serve`` flags of this log."""
+        args = ["--audit", os.fspath(self.path)]
+        if self.max_bytes > 0:
+            args += ["--audit-max-bytes", str(self.max_bytes)]
+        if self.keep > 0:
+            args += ["--audit-keep", str(self.keep)]
+        if self.sync:
+            args.append("--audit-sync")
+        return args
+
+
+def _audit_args(audit: AuditLog | PathLike | None) -> list[str]:
+    if audit is None:
+        return []
+    if not isinstance(audit, AuditLog):
+        audit = AuditLog(path=audit)
+    return audit.serve_args()
+
+
 ResultShape = Literal["both", "text", "typed"]
 """What a tool result carries (capabilities.result_shape): "both" (the default) the typed fields
 and text; "text" only the text, for a program that hands only text to the model; "typed" the
@@ -230,6 +269,7 @@ class Client(SyncTools):
             a RawResult whose ``text`` is the whole result, and the typed methods raise
             ResultShapeError without sending anything. "typed" drops the text (typed results
             have ``text == ""``). Default (None): "both", every field.
+        audit: An AuditLog, or the path of one: the server appends a line per call to it.
 
     Calls may come from many threads at once; they are pipelined over one connection. The
     callbacks must not call the client (that raises RuntimeError): they run on the reader thread.
@@ -250,6 +290,7 @@ class Client(SyncTools):
         on_event: OnEvent | None = None,
         on_change_request: OnChangeRequest | None = None,
         result_shape: ResultShape | None = None,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
         self._on_event = on_event
         self._on_change_request = on_change_request
@@ -262,7 +303,7 @@ class Client(SyncTools):
             result_shape=result_shape,
         )
         found = find_binary(binary)
-        self._conn = SyncConnection(found, self._notification, self._request)
+        self._conn = SyncConnection(found, self._notification, self._request, _audit_args(audit))
         try:
             self.initialize_result: InitializeResult = _initialized(
                 found, self._conn.request("initialize", params)
@@ -368,9 +409,11 @@ class AsyncClient(AsyncTools):
         on_event: OnEvent | None = None,
         on_change_request: OnChangeRequest | None = None,
         result_shape: ResultShape | None = None,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
         self._on_event = on_event
         self._on_change_request = on_change_request
+        self._serve_args = _audit_args(audit)
         self._params = initialize_params(
             root_dir,
             config,
@@ -387,7 +430,9 @@ class AsyncClient(AsyncTools):
         if self._conn is not None:
             return self
         found = find_binary(self._binary)
-        self._conn = await AsyncConnection.open(found, self._notification, self._request)
+        self._conn = await AsyncConnection.open(
+            found, self._notification, self._request, self._serve_args
+        )
         try:
             result = await self._conn.request("initialize", self._params)
             self._initialize_result = _initialized(found, result)

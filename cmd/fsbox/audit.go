@@ -1,0 +1,84 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/fsbox/fsbox/engine"
+	"github.com/fsbox/fsbox/schema"
+)
+
+// auditFlags are the audit log flags of fsbox serve and fsbox mcp (docs/protocol.md §8).
+type auditFlags struct {
+	path     string
+	fd       int
+	maxBytes int64
+	keep     int
+	sync     bool
+}
+
+func (f *auditFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.path, "audit", "", "append one JSON line per call to `FILE` (schema AuditRecord in the bundle); "+
+		"it must lie outside the root and every mount")
+	fs.IntVar(&f.fd, "audit-fd", -1, "append the audit log to descriptor `N`, which the host opened for appending (e.g. 3>>FILE, or a pipe)")
+	fs.Int64Var(&f.maxBytes, "audit-max-bytes", 0, "with --audit: rotate the log (FILE → FILE.1 …) before it grows past `BYTES`; 0 never rotates")
+	fs.IntVar(&f.keep, "audit-keep", 5, "with --audit-max-bytes: rotated files kept (`N`, FILE.1 is the newest)")
+	fs.BoolVar(&f.sync, "audit-sync", false, "fdatasync every audit line before the reply (durable across a power loss; a disk flush per call)")
+}
+
+// open opens the log the flags name, nil when they name none. Misuse is a usage error (the
+// bool): both --audit and --audit-fd, a standard descriptor, rotation without a file name.
+func (f *auditFlags) open(logf func(string, ...any)) (*engine.AuditLog, bool, error) {
+	switch {
+	case f.path != "" && f.fd >= 0:
+		return nil, true, fmt.Errorf("--audit and --audit-fd name two logs; give one")
+	case f.fd >= 0 && f.fd <= 2:
+		return nil, true, fmt.Errorf("--audit-fd %d is a standard stream (the protocol or its logs); open the log on descriptor 3 or above", f.fd)
+	case f.fd < -1:
+		return nil, true, fmt.Errorf("--audit-fd must be a descriptor number, got %d", f.fd)
+	case f.maxBytes < 0:
+		return nil, true, fmt.Errorf("--audit-max-bytes must be 0 or positive, got %d", f.maxBytes)
+	case f.maxBytes > 0 && f.path == "":
+		return nil, true, fmt.Errorf("--audit-max-bytes rotates a log named by --audit; a descriptor (--audit-fd) cannot be renamed")
+	case f.maxBytes > 0 && f.keep < 1:
+		return nil, true, fmt.Errorf("--audit-keep must be at least 1 with --audit-max-bytes, got %d", f.keep)
+	case f.path == "" && f.fd < 0:
+		if f.sync {
+			return nil, true, fmt.Errorf("--audit-sync needs --audit or --audit-fd")
+		}
+		return nil, false, nil
+	}
+	o := engine.AuditOptions{Path: f.path, MaxBytes: f.maxBytes, Keep: f.keep, Sync: f.sync, Logf: logf}
+	if f.fd >= 0 {
+		o.File = os.NewFile(uintptr(f.fd), "audit-fd")
+		if o.File == nil {
+			return nil, true, fmt.Errorf("--audit-fd %d is not an open descriptor", f.fd)
+		}
+	}
+	l, err := engine.OpenAuditLog(o)
+	if err != nil {
+		name := f.path
+		if name == "" {
+			name = fmt.Sprintf("descriptor %d", f.fd)
+		}
+		return nil, false, fmt.Errorf("audit log %s: %v", name, err)
+	}
+	return l, false, nil
+}
+
+// checkOutside refuses, at startup, a log inside the host's root (when the host named one) or a
+// mount: the sessions would refuse it at initialize anyway, once per session.
+func checkAuditOutside(l *engine.AuditLog, cfg schema.Config) error {
+	if l == nil {
+		return nil
+	}
+	var dirs []string
+	if cfg.RootDir != "" {
+		dirs = append(dirs, cfg.RootDir)
+	}
+	for _, m := range cfg.Mounts {
+		dirs = append(dirs, m.Dir)
+	}
+	return l.CheckOutside(dirs...)
+}
