@@ -300,6 +300,10 @@ type Hooks struct {
 	// permission rule covers, which fail with permission_denied. An error aborts the call with
 	// change_request_failed and nothing applied.
 	ChangeRequest func(ctx context.Context, req *schema.FileChangeRequest) (schema.ChangeRequestResult, error)
+	// TextOnly says the caller keeps only the result's text (the "text" result shape): the tools
+	// whose typed fields cost work of their own (read_file's content, the listings' entries)
+	// leave them empty instead of building them. The text is the same either way.
+	TextOnly bool
 }
 
 // Approve and Reject are the two plain answers to a change request.
@@ -320,6 +324,9 @@ type call struct {
 	// audit gathers the call's audit record; nil without an audit log (audit.go).
 	audit *auditTrail
 }
+
+// typed reports whether the caller wants the result's typed fields (see [Hooks.TextOnly]).
+func (c *call) typed() bool { return !c.hooks.TextOnly }
 
 // emit sends an event (one of the schema event types) to the host, if it listens.
 func (c *call) emit(ev any) {

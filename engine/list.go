@@ -28,6 +28,10 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	filter.enter(dir, raw)
 	budget := e.newBudget()
 	var b strings.Builder
+	shown, typed := 0, c.typed()
+	if typed {
+		res.Entries = make([]schema.DirEntry, 0, len(raw))
+	}
 	for _, de := range raw {
 		if !filter.live() {
 			break
@@ -36,7 +40,7 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 		if !ok {
 			continue
 		}
-		if len(res.Entries) == e.maxListResults {
+		if shown == e.maxListResults {
 			res.Truncated = true
 			break
 		}
@@ -44,12 +48,15 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 			res.Truncated = true
 			break
 		}
-		res.Entries = append(res.Entries, e.dirEntryOf(&ent, 0))
+		shown++
+		if typed {
+			res.Entries = append(res.Entries, e.dirEntryOf(&ent, 0))
+		}
 	}
 	if budget.over {
 		endBudget(&b, budget.limit, "list a subdirectory, or use find_files with a narrower pattern", filter.hidden)
 	} else {
-		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", filter.hidden)
+		endListing(&b, res.Truncated, shown, e.maxListResults, "entries", "(empty directory)", filter.hidden)
 	}
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)
@@ -62,7 +69,7 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	res.Text = b.String()
 	c.emit(&schema.DirectoryListedEvent{
 		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),
-		EntryCount: len(res.Entries),
+		EntryCount: shown,
 	})
 	return res, nil
 }

@@ -62,7 +62,7 @@ func (e *Engine) readMultipleFiles(c *call, a *schema.ReadMultipleFilesArgs) (*s
 		}
 		item := schema.FileReadItem{Path: p}
 		var text string
-		r, err := e.readFileWithin(c, &schema.ReadFileArgs{Path: p}, min(e.maxReadChars, max(left, 1)))
+		r, err := e.readFileWithin(c, &schema.ReadFileArgs{Path: p}, min(e.maxReadChars, max(left, 1)), c.typed())
 		if err != nil {
 			var ee *Error
 			if !errors.As(err, &ee) {

@@ -30,12 +30,13 @@ const noticeReserve = 200
 // the raw bytes and rendering only the window, so memory stays bounded by max_read_chars
 // whatever the file's size or the length of its lines.
 func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResult, error) {
-	return e.readFileWithin(c, a, e.maxReadChars)
+	return e.readFileWithin(c, a, e.maxReadChars, c.typed())
 }
 
 // readFileWithin is readFile with maxChars in place of max_read_chars (read_multiple_files
-// gives each file what is left of its output budget).
-func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (*schema.ReadFileResult, error) {
+// gives each file what is left of its output budget). Without content the result's content is
+// left out (a text-only caller, Hooks.TextOnly); the text is the same.
+func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int, content bool) (*schema.ReadFileResult, error) {
 	offset, limit := 0, e.maxReadLines
 	if a.Offset != nil {
 		offset = *a.Offset
@@ -134,17 +135,19 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 		rendered := sc.arena[shown[0].off:shown[len(shown)-1].end]
 		body.Grow(len(rendered) + 200)
 		body.Write(rendered)
-		var content strings.Builder
-		n := 0
-		for _, l := range shown {
-			n += l.end - l.off - l.gutter
+		if content {
+			var cb strings.Builder
+			n := 0
+			for _, l := range shown {
+				n += l.end - l.off - l.gutter
+			}
+			cb.Grow(n)
+			for _, l := range shown {
+				cb.Write(sc.arena[l.off+l.gutter : l.end])
+			}
+			raw := cb.String()
+			res.Content = &raw
 		}
-		content.Grow(n)
-		for _, l := range shown {
-			content.Write(sc.arena[l.off+l.gutter : l.end])
-		}
-		raw := content.String()
-		res.Content = &raw
 		if !strings.HasSuffix(body.String(), "\n") {
 			body.WriteByte('\n')
 		}

@@ -119,7 +119,7 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 		n := last - first + 1
 		args.Limit = &n
 	}
-	rf, err := e.readFileWithin(c, args, e.maxReadChars)
+	rf, err := e.readFileWithin(c, args, e.maxReadChars, true) // the view is built from the content
 	if err != nil {
 		if ee, ok := err.(*Error); ok && ee.Kind == kindOffsetOutOfRange {
 			return nil, errorf(c.tool, ee.Path, kindOffsetOutOfRange, "Invalid view_range %s: its first element %d is past the end of the file (%d lines).", jsonInts(a.ViewRange), first, lineTotal(ee.Msg))

@@ -33,7 +33,7 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	if lerr != nil && len(ents) == 0 {
 		return nil, osError(c.tool, r.rel, r.spelling, lerr)
 	}
-	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(c), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo), budget: e.newBudget()}
+	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(c), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo), budget: e.newBudget(), typed: c.typed()}
 	defer t.pre.stop()
 	t.res = &schema.DirectoryTreeResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
 	if werr := t.walk(root, dir, ents, 1); werr != nil {
@@ -43,7 +43,7 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	if t.budget.over {
 		endBudget(&t.b, t.budget.limit, "show a subdirectory, or a smaller max_depth", t.filter.hidden)
 	} else {
-		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", t.filter.hidden)
+		endListing(&t.b, res.Truncated, t.shown, e.maxListResults, "entries", "(empty directory)", t.filter.hidden)
 	}
 	if endWork(&t.b, t.filter.work, t.filter.load, "show a subdirectory, or a smaller max_depth") {
 		res.Truncated = true
@@ -53,7 +53,7 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	res.Text = t.b.String()
 	c.emit(&schema.DirectoryListedEvent{
 		EventBase:  e.base(c, schema.KindDirectoryListed, r.rel),
-		EntryCount: len(res.Entries),
+		EntryCount: t.shown,
 	})
 	return res, nil
 }
@@ -68,6 +68,8 @@ type treeWalk struct {
 	res      *schema.DirectoryTreeResult
 	b        strings.Builder
 	budget   outputBudget
+	shown    int  // entries shown so far (res.Entries holds them unless the call is text only)
+	typed    bool // the caller wants res.Entries (call.typed)
 }
 
 // walk adds the entries ents of dir (at depth, open as sh) and, depth first, of its
@@ -95,7 +97,7 @@ func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, dept
 			}
 			return nil // the work budget is spent; endWork says so
 		}
-		if len(t.res.Entries) == t.e.maxListResults {
+		if t.shown == t.e.maxListResults {
 			t.res.Truncated = true
 			return nil
 		}
@@ -103,7 +105,10 @@ func (t *treeWalk) walk(sh *sharedHandle, dir *walkDir, ents []fs.DirEntry, dept
 			t.res.Truncated = true // every later entry comes after this one: the walk ends
 			return nil
 		}
-		t.res.Entries = append(t.res.Entries, t.e.dirEntryOf(ent, depth))
+		t.shown++
+		if t.typed {
+			t.res.Entries = append(t.res.Entries, t.e.dirEntryOf(ent, depth))
+		}
 		if !expand(ent) {
 			continue
 		}

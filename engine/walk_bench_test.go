@@ -70,6 +70,11 @@ func goSrc(b *testing.B) string {
 
 // benchCall runs one tool call per iteration and reports the result's size.
 func benchCall(b *testing.B, root, tool string, args map[string]any) {
+	benchCallHooks(b, root, tool, args, Hooks{})
+}
+
+// benchCallHooks is benchCall with the calls' hooks (TextOnly for the "text" result shape).
+func benchCallHooks(b *testing.B, root, tool string, args map[string]any, h Hooks) {
 	big := 1 << 30
 	e, err := New(allWalkers(schema.Config{RootDir: root, MaxListResults: &big, MaxSearchResults: &big, MaxFindResults: &big}), Options{})
 	if err != nil {
@@ -82,7 +87,7 @@ func benchCall(b *testing.B, root, tool string, args map[string]any) {
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	for b.Loop() {
-		res, err = e.Call(ctx, tool, raw, Hooks{})
+		res, err = e.Call(ctx, tool, raw, h)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,12 +107,26 @@ func BenchmarkListDirectory(b *testing.B) {
 		b.Run("flat300", func(b *testing.B) { benchCall(b, benchTree(b), "list_directory", map[string]any{"path": "flat"}) })
 		b.Run("gosrc/net", func(b *testing.B) { benchCall(b, goSrc(b), "list_directory", map[string]any{"path": "net"}) })
 	})
+	// The "text" result shape: no typed entries are built.
+	b.Run("text-only/gosrc/net", func(b *testing.B) {
+		benchCallHooks(b, goSrc(b), "list_directory", map[string]any{"path": "net"}, Hooks{TextOnly: true})
+	})
+	// Two goroutines stat even below minParallelWalkProcs: whether the idle second core of a
+	// 2-core machine (the client waits while the server lists) pays for the hand-off.
+	b.Run("parallel-stat-2", func(b *testing.B) {
+		defer func(p, w int) { minParallelWalkProcs, maxStatWorkers = p, w }(minParallelWalkProcs, maxStatWorkers)
+		minParallelWalkProcs, maxStatWorkers = 1, 2
+		b.Run("gosrc/net", func(b *testing.B) { benchCall(b, goSrc(b), "list_directory", map[string]any{"path": "net"}) })
+	})
 }
 
 func BenchmarkDirectoryTree(b *testing.B) {
 	b.Run("generated", func(b *testing.B) { benchCall(b, benchTree(b), "directory_tree", map[string]any{}) })
 	b.Run("gosrc/net/http", func(b *testing.B) {
 		benchCall(b, goSrc(b), "directory_tree", map[string]any{"path": "net/http"})
+	})
+	b.Run("text-only/gosrc/net/http", func(b *testing.B) {
+		benchCallHooks(b, goSrc(b), "directory_tree", map[string]any{"path": "net/http"}, Hooks{TextOnly: true})
 	})
 	// The same walks with no listing ahead: whether the prefetch pays on this machine.
 	b.Run("no-prefetch", func(b *testing.B) {

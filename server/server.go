@@ -237,7 +237,9 @@ func (s *session) call(ctx context.Context, c *rpc.Conn, eng *engine.Engine, cap
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	var h engine.Hooks
+	// The "text" shape sends the text alone (shape.go), so the engine need not build what would
+	// be dropped.
+	h := engine.Hooks{TextOnly: caps.ResultShape == schema.ResultShapeText}
 	if caps.Events {
 		h.Event = func(ev any) {
 			if err := c.Notify(ctx, "event", ev); err != nil {
