@@ -192,6 +192,9 @@ type commitSpec struct {
 	// reading the content the change is based on ([Engine.lockParent]); nil makes commitFile
 	// take it itself, after opening the parent.
 	held *dirLock
+	// mode, when set, is the new file's mode (checkpoint/restore puts the recorded one back);
+	// 0 keeps the old file's, or 0666 minus the umask for a new file.
+	mode fs.FileMode
 }
 
 // lockChange takes the per-path lock of a change for its whole course, from reading the current
@@ -280,7 +283,10 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if exists {
 		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists)
+	if s.mode != 0 {
+		mode = s.mode
+	}
+	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists || s.mode != 0)
 	if werr != nil {
 		return false, e.writeError(s.op, r, werr)
 	}
@@ -290,6 +296,11 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 			dir.Remove(tmp)
 		}
 	}()
+	jp, jerr := e.journalCommit(c, s, r, dir, name, cur, exists) // journal_record.go
+	if jerr != nil {
+		return false, jerr
+	}
+	defer func() { jp.settle(committed) }()
 	// Step 5: the target must still be what step 3 saw.
 	testHook("before-rename")
 	again, aerr := dir.Lstat(name)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsbox/fsbox/engine/internal/journal"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -54,6 +55,8 @@ type Engine struct {
 
 	locks pathLocks   // per resolved path, for writes and edits
 	temps tempSweeper // directories whose stale temporary files were swept
+
+	jr *journal.Journal // the journal of before-images (checkpoint.go); nil when off
 }
 
 // Options are the host's settings that are not part of the wire Config.
@@ -70,6 +73,8 @@ type Options struct {
 	// Every layer must allow an access. Host's limits, tools and flags are not read here: the
 	// server narrows them into Config before calling New.
 	Host *schema.Config
+	// Journal are the host's settings of the journal (checkpoint.go).
+	Journal JournalOptions
 }
 
 // New resolves the root (cfg.RootDir, else opts.DefaultRoot, else "."), opens it, and validates
@@ -170,6 +175,10 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if merr := e.openMounts(mountSrc, mountPrefix); merr != nil {
 		e.root.Close()
 		return nil, merr
+	}
+	if jerr := e.openJournal(&cfg, opts); jerr != nil { // checkpoint.go
+		e.Close()
+		return nil, jerr
 	}
 	if herr := e.checkHookSandbox(); herr != nil {
 		e.Close()
@@ -275,6 +284,9 @@ func (e *Engine) ContentHashes() bool { return e.hashes }
 
 // Close releases the root. Calls in flight may fail afterwards.
 func (e *Engine) Close() error {
+	if e.jr != nil {
+		e.jr.Close()
+	}
 	e.mounts.close()
 	e.top.Close()
 	return e.root.Close()
@@ -308,6 +320,9 @@ type call struct {
 	hooks Hooks
 	// review is set on the run applying a reviewer's replacement arguments (see [reviewerEdit]).
 	review *reviewerEdit
+	// jgroup is the call's group in the journal (journal_record.go), 0 until it records;
+	// undoes is the group undo_last_change reverts.
+	jgroup, undoes uint64
 }
 
 // emit sends an event (one of the schema event types) to the host, if it listens.

@@ -135,6 +135,10 @@ func (e *Engine) confineProcess() error {
 			p.ReadWrite = append(p.ReadWrite, fdPath(m.top, m.dir))
 		}
 	}
+	if e.jr != nil {
+		// The journal lies outside the root and every mount (checkpoint.go).
+		p.ReadWrite = append(p.ReadWrite, fdPath(e.jr.Dir(), e.jr.Path()))
+	}
 	for i := range e.postEdit {
 		if exe := hookExecutable(e.postEdit[i].cmd[0]); exe != "" && strings.HasPrefix(exe, "/") {
 			p.Exec = append(p.Exec, exe)

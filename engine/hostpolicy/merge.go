@@ -36,6 +36,7 @@ func Merge(base, over schema.Config) schema.Config {
 	setSlice(&out.PostEdit, over.PostEdit)
 	setPtr(&out.PostEditTimeout, over.PostEditTimeout)
 	setSlice(&out.Mounts, over.Mounts)
+	setPtr(&out.Journal, over.Journal)
 	out.ReadOnly = base.ReadOnly || over.ReadOnly
 	setSlice(&out.Permissions, over.Permissions)
 	return out
