@@ -143,7 +143,7 @@ type Journal struct {
 	seq, group, cpN uint64
 	entries         []*Entry
 	cps             []*Checkpoint
-	size            int64 // bytes of blobs plus the index as written
+	size            int64            // bytes of blobs plus the index as written
 	blobs           map[string]int64 // blob name -> size
 	refs            map[string]int
 	pending         []Dropped
