@@ -13,8 +13,9 @@ type JournalConfig struct {
 	// Host directory the journal is kept in, outside the root and every mount (refused inside or
 	// around them); made 0700 when missing, kept after the session, and read again by the next
 	// session of the same root, so a restore can finish after a restart. Omitted: a private
-	// per-session directory under the system's temporary directory, removed at exit. Host
-	// configuration only (the --config file or --journal-dir).
+	// per-session directory under the system's temporary directory, removed at exit. The host's
+	// (the --config file or --journal-dir): refused from a client of a host that fixed the
+	// policy, accepted from one that configures everything (an SDK that spawned fsbox).
 	Dir string `json:"dir,omitempty"`
 	// Bound of the journal in bytes (contents and index). Past it the oldest checkpoints are
 	// dropped, whole, with a checkpoint/dropped notification; a file bigger than the bound is

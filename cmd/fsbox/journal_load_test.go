@@ -108,7 +108,7 @@ func TestServe_JournalBoundAndFlatRSS(t *testing.T) {
 	if held > bound {
 		t.Errorf("journal holds %d bytes, over its bound %d", held, bound)
 	}
-	if rssBig > rss0+48 || rssEnd > rss0+48 {
+	if rssBig > rss0+64 || rssEnd > rss0+64 {
 		t.Errorf("resident memory grew: %.1f → %.1f → %.1f MB", rss0, rssBig, rssEnd)
 	}
 	// Everything since the checkpoint restores: the 200 MB file included.

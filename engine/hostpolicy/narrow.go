@@ -43,7 +43,7 @@ func (e *Error) Error() string { return e.Msg }
 //   - show_dot_entries: off when either is off (a client may hide dot entries, not show what
 //     the host hides);
 //   - journal: the host's; a client may turn it on ({} or max_bytes) and lower max_bytes, never
-//     choose its directory (journal.dir is refused by RefuseHostOnly);
+//     choose its directory (journal.dir is refused);
 //   - post_edit, post_edit_timeout, mounts: refused (RefuseHostOnly); the engine takes the hooks
 //     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
 //     relative to it).
@@ -53,6 +53,13 @@ func (e *Error) Error() string { return e.Msg }
 func Narrow(host, client schema.Config) (schema.Config, error) {
 	if err := RefuseHostOnly(client); err != nil {
 		return schema.Config{}, err
+	}
+	if client.Journal != nil && client.Journal.Dir != "" {
+		// The engine writes its journal there, outside the root: a client of a host that fixed
+		// the policy must not choose where. (A client that configures everything, the SDK that
+		// spawned fsbox, is the host and may.)
+		return schema.Config{}, &Error{"journal.dir", "journal.dir: the journal's directory is a host path and comes only from the host's " +
+			"configuration (fsbox serve --journal-dir or --config FILE); a client may set journal: {} or journal.max_bytes."}
 	}
 	out := schema.Config{
 		RootDir:         client.RootDir,
@@ -175,9 +182,6 @@ func RefuseHostOnly(client schema.Config) *Error {
 	case client.Mounts != nil:
 		return &Error{"mounts", "mounts: extra directories come only from the host's configuration " +
 			"(fsbox serve --config FILE); a client cannot mount anything in initialize."}
-	case client.Journal != nil && client.Journal.Dir != "":
-		return &Error{"journal.dir", "journal.dir: the journal's directory is a host path and comes only from the host's " +
-			"configuration (fsbox serve --journal-dir or --config FILE); a client may set journal: {} or journal.max_bytes."}
 	}
 	return nil
 }

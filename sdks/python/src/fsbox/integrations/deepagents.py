@@ -99,6 +99,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         binary: str | os.PathLike[str] | None = None,
         approve: ApproveMode = "rules",
         on_event: OnEvent | None = None,
+        checkpoints: bool = False,
     ) -> None:
         cfg = dict(config or {})
         if permissions:
@@ -109,7 +110,9 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         if "tools" not in cfg:
             # deepagents offers its delete tool whenever the backend implements it; fsbox's is opt-in.
             cfg["tools"] = [*_DEFAULT_TOOLS, "delete"]
-        SyncOwner.__init__(self, root_dir, config=cfg, binary=binary, approve=approve, on_event=on_event)
+        SyncOwner.__init__(
+            self, root_dir, config=cfg, binary=binary, approve=approve, on_event=on_event, checkpoints=checkpoints
+        )
         self._agent_interrupts: set[tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         self._gate.covered = self._asked_by_agent
 

@@ -29,6 +29,8 @@ What it maps:
 - **Events**: ``on_event`` receives every typed fsbox event.
 - **Lifecycle**: the fsbox process starts on first use and stops on ``close()``, at the end of a
   ``with`` block, or when the toolkit is garbage-collected.
+- **Checkpoints**: with ``checkpoints=True`` the server keeps a journal and marks the moment it
+  starts; ``toolkit.restore()`` (during or after the run) puts back everything the agent changed.
 """
 
 from __future__ import annotations
@@ -68,8 +70,11 @@ class FsboxToolkit(SyncOwner):
         approve: ApproveMode = "rules",
         review: Review | None = None,
         on_event: OnEvent | None = None,
+        checkpoints: bool = False,
     ) -> None:
-        super().__init__(root_dir, config=config, binary=binary, approve=approve, on_event=on_event)
+        super().__init__(
+            root_dir, config=config, binary=binary, approve=approve, on_event=on_event, checkpoints=checkpoints
+        )
         self.review = review
 
     def get_tools(self) -> list[BaseTool]:

@@ -59,6 +59,7 @@ from pydantic_core import SchemaValidator, core_schema
 from ..client import AsyncClient, ChangeRequest, OnEvent
 from ..errors import FsboxError, ToolFatalError
 from . import _harness
+from ._checkpoints import RunCheckpoints
 from ._common import ApproveMode, ChangeGate, counts_as_retry, harness_config, is_change_tool
 from ._workspace import WorkspaceRoot, workspace_root
 
@@ -110,6 +111,7 @@ class FsboxToolset(AbstractToolset[Any]):
         id: str | None = "fsbox",
         workspace: bool = False,
         harness_events: bool = False,
+        checkpoints: bool = False,
     ) -> None:
         if root_dir is None and not workspace:
             raise ValueError("root_dir is required unless workspace=True")
@@ -128,6 +130,7 @@ class FsboxToolset(AbstractToolset[Any]):
         self._users = 0
         self._calls: list[_Call] = []
         self._change_call: _Call | None = None
+        self._checkpoints = RunCheckpoints() if checkpoints else None
 
     @property
     def id(self) -> str | None:
@@ -180,6 +183,8 @@ class FsboxToolset(AbstractToolset[Any]):
             config.setdefault("cwd", where.cwd)
         if where.read_only:
             config["read_only"] = True  # a read-only workspace narrows the tools, as the harness does
+        if self._checkpoints is not None:
+            config = self._checkpoints.configure(where.root, config)
         client = AsyncClient(
             where.root,
             config=config,
@@ -189,7 +194,22 @@ class FsboxToolset(AbstractToolset[Any]):
         )
         await client.start()
         self._clients[where] = client
+        if self._checkpoints is not None:
+            await self._checkpoints.started(where.root, client)
         return client
+
+    async def restore(self, *, force: bool = False) -> dict[str, Any]:
+        """Put back everything the last run changed (``checkpoints=True``), per root.
+
+        Works during a run and after it (the journal outlives the server). A file someone else
+        changed since fsbox last wrote it is left alone and listed in ``not_restored``, unless
+        ``force``. Returns the ``CheckpointRestoreResult`` of each root, keyed by its path.
+        """
+        if self._checkpoints is None:
+            raise UserError("restore() needs checkpoints=True")
+        return await self._checkpoints.restore(
+            {w.root: c for w, c in self._clients.items()}, config=self.config, binary=self.binary, force=force
+        )
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         client = await self._start(ctx)
@@ -339,7 +359,9 @@ class FileSystem(AbstractCapability[Any]):
     docs/frameworks.md). When pydantic-ai-harness is installed its event types are emitted with
     its payloads, so ``@agent.on_event(FileChangeRequestEvent)`` can veto a change. fsbox-only
     arguments: ``binary`` (else ``$FSBOX_BIN``, the bundled binary, ``PATH``), ``approve`` (which
-    changes need a human), ``on_fsbox_event``, and ``config`` for any other fsbox config field.
+    changes need a human), ``on_fsbox_event``, ``checkpoints`` (a journal and a checkpoint at the
+    start of each run, so ``await fs.restore()`` puts back what the run changed), and ``config``
+    for any other fsbox config field.
     """
 
     root_dir: str | os.PathLike[str] | None = None
@@ -361,6 +383,7 @@ class FileSystem(AbstractCapability[Any]):
     approve: ApproveMode = field(default="rules", kw_only=True)
     on_fsbox_event: OnEvent | None = field(default=None, kw_only=True)
     config: dict[str, Any] | None = field(default=None, kw_only=True)
+    checkpoints: bool = field(default=False, kw_only=True)
     _toolset: FsboxToolset | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -408,5 +431,14 @@ class FileSystem(AbstractCapability[Any]):
                 id="file_system",
                 workspace=True,
                 harness_events=_harness.available(),
+                checkpoints=self.checkpoints,
             )
         return self._toolset
+
+    async def restore(self, *, force: bool = False) -> dict[str, Any]:
+        """Put back everything the last run changed; needs ``checkpoints=True``.
+
+        Call it after ``agent.run(...)``: every file the run wrote, edited, moved or deleted is
+        as it was when the run started (see FsboxToolset.restore).
+        """
+        return await self.get_toolset().restore(force=force)
