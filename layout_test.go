@@ -38,6 +38,9 @@ const module = "github.com/fsbox/fsbox"
 //     client may only narrow a host's fixed policy) imports schema only: it decides over
 //     configurations and opens nothing, so both front ends (server for fsbox serve, cmd/fsbox for
 //     fsbox mcp and call) share it without importing each other or the engine's internals.
+//  22. engine/internal/journal (the journal of before-images: storage, the bound, checkpoints)
+//     imports nothing of ours: it knows bytes and paths as strings, never opens the root or
+//     decides what a change may do, so containment and policy stay the engine's.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -48,6 +51,7 @@ var importRules = []struct {
 	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
 	{"engine/internal/confine", nil},          // rule 10
+	{"engine/internal/journal", nil},          // rule 22
 	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "engine/hostpolicy", "rpc", "schema", "conformance"}},
