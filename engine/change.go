@@ -286,21 +286,25 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if s.mode != 0 {
 		mode = s.mode
 	}
+	// The journal's entry is written now and synced while the content is (journal_record.go).
+	jp, jerr := e.journalCommit(c, s, r, dir, name, cur, exists)
+	if jerr != nil {
+		return false, jerr
+	}
+	committed := false
+	defer func() { jp.settle(committed) }()
 	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists || s.mode != 0)
 	if werr != nil {
 		return false, e.writeError(s.op, r, werr)
 	}
-	committed := false
 	defer func() {
 		if !committed {
 			dir.Remove(tmp)
 		}
 	}()
-	jp, jerr := e.journalCommit(c, s, r, dir, name, cur, exists) // journal_record.go
-	if jerr != nil {
-		return false, jerr
+	if err := jp.durable(); err != nil {
+		return false, errJournal(s.op, r.rel, err)
 	}
-	defer func() { jp.settle(committed) }()
 	// Step 5: the target must still be what step 3 saw.
 	testHook("before-rename")
 	again, aerr := dir.Lstat(name)

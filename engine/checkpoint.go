@@ -48,10 +48,12 @@ type JournalOptions struct {
 func (e *Engine) openJournal(cfg *schema.Config, opts Options) *Error {
 	jc := cfg.Journal
 	if jc == nil {
-		if e.enabled[schema.ToolUndoLastChange] {
-			return configError("tools: undo_last_change needs the journal: set journal ({} turns it on)")
+		if !e.enabled[schema.ToolUndoLastChange] {
+			return nil
 		}
-		return nil
+		// The tool is the journal's: enabling it keeps one (a private per-session directory,
+		// unless the host names one).
+		jc = &schema.JournalConfig{}
 	}
 	dir := jc.Dir
 	if opts.Host != nil {

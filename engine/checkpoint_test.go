@@ -243,7 +243,9 @@ func TestUndoLastChange(t *testing.T) {
 	if fx.read("a.txt") != "human\n" || !strings.Contains(res.Text, "Not undone: a.txt") {
 		t.Errorf("undo over a human's change: %q, a %q", res.Text, fx.read("a.txt"))
 	}
-	if _, err := New(schema.Config{RootDir: fx.root, Tools: []string{"undo_last_change"}}, Options{}); err == nil {
-		t.Error("undo_last_change without a journal was accepted")
+	e2, err := New(schema.Config{RootDir: fx.root, Tools: []string{"undo_last_change"}}, Options{})
+	if err != nil || !e2.Journaling() {
+		t.Fatalf("undo_last_change without journal config: want a private journal, got %v", err)
 	}
+	e2.Close()
 }

@@ -27,6 +27,19 @@ import (
 type jpending struct {
 	e    *Engine
 	seqs []uint64
+	// sync, when set, is the journal's sync of the entry, running while the change writes its
+	// content (commitFile): durable waits for it before the change is committed.
+	sync <-chan error
+}
+
+// durable waits until the entries are on disk.
+func (p *jpending) durable() error {
+	if p == nil || p.sync == nil {
+		return nil
+	}
+	err := <-p.sync
+	p.sync = nil
+	return err
 }
 
 // settle withdraws the entries of a change that did not happen.
@@ -116,9 +129,11 @@ func (e *Engine) journalCommit(c *call, s commitSpec, r *resolved, dir *os.Root,
 	if s.mode != 0 {
 		after.Mode = uint32(s.mode)
 	}
-	if err := e.record(c, p, r.rel, before, after); err != nil {
-		return nil, err
+	seq, sync, err := e.jr.RecordAsync(journal.Entry{Group: e.jgroup(c), Path: r.rel, Before: before, After: after, Undoes: c.undoes})
+	if err != nil {
+		return nil, errJournal(s.op, r.rel, err)
 	}
+	p.seqs, p.sync = append(p.seqs, seq), sync
 	return p, nil
 }
 

@@ -147,6 +147,8 @@ type Journal struct {
 	blobs           map[string]int64 // blob name -> size
 	refs            map[string]int
 	pending         []Dropped
+	// gen counts the index files: compaction writes a new one (synced, with every entry kept).
+	gen uint64
 }
 
 // ErrBusy is the error of opening a directory another session journals into.
@@ -328,6 +330,14 @@ func (j *Journal) releaseBlob(name string) {
 
 // appendLocked appends one index line and syncs it.
 func (j *Journal) appendLocked(r record) error {
+	if err := j.writeLocked(r); err != nil {
+		return err
+	}
+	return syscall.Fdatasync(int(j.idx.Fd()))
+}
+
+// writeLocked appends one index line without syncing it.
+func (j *Journal) writeLocked(r record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -337,7 +347,7 @@ func (j *Journal) appendLocked(r record) error {
 		return err
 	}
 	j.size += int64(len(b))
-	return syscall.Fdatasync(int(j.idx.Fd()))
+	return nil
 }
 
 // Capture reads a before-image of size bytes from r (a file the caller opened and verified)
@@ -439,6 +449,49 @@ func (j *Journal) Record(e Entry) (uint64, error) {
 	j.mu.Unlock()
 	j.deliver(dropped)
 	return e.Seq, nil
+}
+
+// RecordAsync is Record whose sync runs in the background: the entry is written (a process
+// killed from here on leaves it in the index) and sync delivers the outcome of making it
+// durable, which the caller awaits before the change it describes is committed. The caller's
+// own work (writing the new content, syncing it) overlaps the journal's sync.
+func (j *Journal) RecordAsync(e Entry) (uint64, <-chan error, error) {
+	j.mu.Lock()
+	if j.idx == nil {
+		j.mu.Unlock()
+		return 0, nil, os.ErrClosed
+	}
+	j.seq++
+	e.Seq = j.seq
+	if e.Before.Blob != "" {
+		j.addBlob(e.Before.Blob, e.Before.Size)
+	}
+	if err := j.writeLocked(record{T: "e", E: &e}); err != nil {
+		j.releaseBlob(e.Before.Blob)
+		j.mu.Unlock()
+		return 0, nil, err
+	}
+	j.entries = append(j.entries, &e)
+	j.enforceLocked()
+	idx, gen := j.idx, j.gen
+	dropped := j.takePending()
+	j.mu.Unlock()
+	j.deliver(dropped)
+	sync := make(chan error, 1)
+	go func() {
+		err := syscall.Fdatasync(int(idx.Fd()))
+		if err != nil {
+			j.mu.Lock()
+			if j.gen != gen {
+				// The index was rewritten meanwhile, synced, with this entry (or without it,
+				// when the bound dropped it with its checkpoint).
+				err = nil
+			}
+			j.mu.Unlock()
+		}
+		sync <- err
+	}()
+	return e.Seq, sync, nil
 }
 
 // Void withdraws an entry whose change did not happen (it failed before touching anything).
@@ -702,6 +755,7 @@ func (j *Journal) compactLocked() {
 	}
 	j.idx.Close()
 	j.idx = nf
+	j.gen++
 	if old != nil {
 		j.size += int64(buf.Len()) - old.Size()
 	}
