@@ -263,13 +263,29 @@ func (j *Journal) load(root string) error {
 	if fi, err := f.Stat(); err == nil {
 		j.size += fi.Size()
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	rd := bufio.NewReaderSize(f, 64<<10)
+	var good int64 // bytes of whole lines read
+	defer func() {
+		// A torn last line (a crash mid-append) is cut off, so the next append starts a line.
+		if fi, err := f.Stat(); err == nil && fi.Size() > good {
+			if w, err := j.root.OpenFile(indexName, os.O_WRONLY, 0); err == nil {
+				w.Truncate(good)
+				w.Sync()
+				w.Close()
+				j.size -= fi.Size() - good
+			}
+		}
+	}()
+	for {
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			break // EOF: a line without its newline is torn
+		}
 		var r record
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
+		if json.Unmarshal(line, &r) != nil {
 			break
 		}
+		good += int64(len(line))
 		switch r.T {
 		case "h":
 			if root != "" && r.Root != "" && r.Root != root {
