@@ -30,16 +30,25 @@ type jpending struct {
 	// sync, when set, is the journal's sync of the entry, running while the change writes its
 	// content (commitFile): durable waits for it before the change is committed.
 	sync <-chan error
+	// unsynced: entries appended and not synced yet (durable syncs them, once).
+	unsynced bool
 }
 
-// durable waits until the entries are on disk.
+// durable waits until the entries are on disk; every hook calls it before its change.
 func (p *jpending) durable() error {
-	if p == nil || p.sync == nil {
+	if p == nil {
 		return nil
 	}
-	err := <-p.sync
-	p.sync = nil
-	return err
+	if p.sync != nil {
+		err := <-p.sync
+		p.sync = nil
+		return err
+	}
+	if p.unsynced {
+		p.unsynced = false
+		return p.e.jr.Sync()
+	}
+	return nil
 }
 
 // settle withdraws the entries of a change that did not happen.
@@ -69,12 +78,12 @@ func errJournal(op, rel string, err error) *Error {
 
 // record appends one entry to p.
 func (e *Engine) record(c *call, p *jpending, rel string, before, after journal.State) *Error {
-	seq, err := e.jr.Record(journal.Entry{Group: e.jgroup(c), Path: rel, Before: before, After: after, Undoes: c.undoes})
+	seq, err := e.jr.Append(journal.Entry{Group: e.jgroup(c), Path: rel, Before: before, After: after, Undoes: c.undoes})
 	if err != nil {
 		p.settle(false)
 		return errJournal(c.tool, rel, err)
 	}
-	p.seqs = append(p.seqs, seq)
+	p.seqs, p.unsynced = append(p.seqs, seq), true
 	return nil
 }
 
@@ -183,6 +192,10 @@ func (e *Engine) journalUnlink(c *call, t *entryTarget, dir bool) *Error {
 	if err := e.record(c, p, t.r.rel, before, journal.State{Kind: journal.Absent}); err != nil {
 		return err
 	}
+	if err := p.durable(); err != nil {
+		p.settle(false)
+		return errJournal(c.tool, t.r.rel, err)
+	}
 	uerr := e.unlinkEntry(c.tool, t, dir)
 	p.settle(uerr == nil)
 	return uerr
@@ -202,6 +215,11 @@ func (e *Engine) journalTree(c *call, t *entryTarget, tree *treeNode) *Error {
 	}
 	rerr := e.recordTree(c, p, parent, tree, t.r.rel, nil)
 	parent.close()
+	if rerr == nil {
+		if err := p.durable(); err != nil {
+			rerr = errJournal(c.tool, t.r.rel, err)
+		}
+	}
 	if rerr != nil {
 		p.settle(false)
 		return rerr
@@ -286,6 +304,10 @@ func (e *Engine) journalMove(c *call, from dirHandle, src *entryTarget, to dirHa
 		p.settle(false)
 		return nil, err
 	}
+	if err := p.durable(); err != nil {
+		p.settle(false)
+		return nil, errJournal(c.tool, src.r.rel, err)
+	}
 	return p, nil
 }
 
@@ -297,6 +319,10 @@ func (e *Engine) journalMkdir(c *call, rel string) (*jpending, *Error) {
 	p := &jpending{e: e}
 	if err := e.record(c, p, rel, journal.State{Kind: journal.Absent}, journal.State{Kind: journal.Dir, Mode: 0o755}); err != nil {
 		return nil, err
+	}
+	if err := p.durable(); err != nil {
+		p.settle(false)
+		return nil, errJournal(c.tool, rel, err)
 	}
 	return p, nil
 }

@@ -467,6 +467,57 @@ func (j *Journal) Record(e Entry) (uint64, error) {
 	return e.Seq, nil
 }
 
+// Append writes an entry without syncing it (Sync makes every entry appended so far durable):
+// a change recording many entries (a tree) syncs once.
+func (j *Journal) Append(e Entry) (uint64, error) {
+	j.mu.Lock()
+	if j.idx == nil {
+		j.mu.Unlock()
+		return 0, os.ErrClosed
+	}
+	j.seq++
+	e.Seq = j.seq
+	if e.Before.Blob != "" {
+		j.addBlob(e.Before.Blob, e.Before.Size)
+	}
+	if err := j.writeLocked(record{T: "e", E: &e}); err != nil {
+		j.releaseBlob(e.Before.Blob)
+		j.mu.Unlock()
+		return 0, err
+	}
+	j.entries = append(j.entries, &e)
+	j.enforceLocked()
+	dropped := j.takePending()
+	j.mu.Unlock()
+	j.deliver(dropped)
+	return e.Seq, nil
+}
+
+// Sync makes every entry appended so far durable.
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	idx, gen := j.idx, j.gen
+	j.mu.Unlock()
+	if idx == nil {
+		return os.ErrClosed
+	}
+	return j.syncIndex(idx, gen)
+}
+
+// syncIndex syncs idx, the index as of generation gen.
+func (j *Journal) syncIndex(idx *os.File, gen uint64) error {
+	err := syscall.Fdatasync(int(idx.Fd()))
+	if err != nil {
+		j.mu.Lock()
+		if j.gen != gen {
+			// The index was rewritten meanwhile, synced, with every entry kept.
+			err = nil
+		}
+		j.mu.Unlock()
+	}
+	return err
+}
+
 // RecordAsync is Record whose sync runs in the background: the entry is written (a process
 // killed from here on leaves it in the index) and sync delivers the outcome of making it
 // durable, which the caller awaits before the change it describes is committed. The caller's
@@ -494,19 +545,7 @@ func (j *Journal) RecordAsync(e Entry) (uint64, <-chan error, error) {
 	j.mu.Unlock()
 	j.deliver(dropped)
 	sync := make(chan error, 1)
-	go func() {
-		err := syscall.Fdatasync(int(idx.Fd()))
-		if err != nil {
-			j.mu.Lock()
-			if j.gen != gen {
-				// The index was rewritten meanwhile, synced, with this entry (or without it,
-				// when the bound dropped it with its checkpoint).
-				err = nil
-			}
-			j.mu.Unlock()
-		}
-		sync <- err
-	}()
+	go func() { sync <- j.syncIndex(idx, gen) }()
 	return e.Seq, sync, nil
 }
 
