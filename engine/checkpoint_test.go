@@ -138,8 +138,13 @@ func TestJournalOutsideTheModel(t *testing.T) {
 		"around the root":  filepath.Dir(fx.root),
 		"inside the mount": filepath.Join(fx.outside, "j"),
 	} {
-		_, err := New(schema.Config{RootDir: fx.root, Journal: &schema.JournalConfig{Dir: dir},
+		e, err := New(schema.Config{RootDir: fx.root, Journal: &schema.JournalConfig{Dir: dir},
 			Mounts: []schema.Mount{{Path: "mnt", Dir: fx.outside}}}, Options{})
+		if err == nil {
+			e.Close()
+			os.RemoveAll(dir + "/blobs")
+			os.Remove(dir + "/index.jsonl")
+		}
 		if err == nil || !strings.Contains(err.Error(), "journal.dir") {
 			t.Errorf("journal %s: want refused, got %v", name, err)
 		}
