@@ -32,6 +32,12 @@ import (
 // journal's bound (reported as not restorable), nor anything that changed outside fsbox's tools
 // without fsbox having written it first (the journal sees only fsbox's own changes).
 
+// The kinds of a path a restore did not put back that are not error kinds (schema.Unrestored).
+const (
+	failConflict      = "conflict"       // someone else changed it since fsbox last wrote it
+	failNotRestorable = "not_restorable" // the journal could not keep its before-image
+)
+
 // maxCheckpointLabel bounds a checkpoint's label, in characters.
 const maxCheckpointLabel = 200
 
@@ -243,7 +249,7 @@ func (e *Engine) pathDiff(op string, ch journal.Change) string {
 		} else {
 			newText = string(content)
 		}
-	case "other":
+	case journal.Other:
 		newOK = false
 	}
 	var note string
@@ -287,7 +293,7 @@ func (e *Engine) currentState(op, rel string, read bool) (journal.State, []byte,
 	case t.r.info.IsDir():
 		return journal.State{Kind: journal.Dir, Mode: modeBits(t.r.info)}, nil, nil
 	case !t.r.info.Mode().IsRegular():
-		return journal.State{Kind: "other"}, nil, nil
+		return journal.State{Kind: journal.Other}, nil, nil
 	}
 	h, herr := openDirHandle(e, t.parent, nil)
 	if herr != nil {
@@ -356,9 +362,9 @@ type restoreItem struct {
 // (files and links to remove or replace by a directory, directories to remove, deepest first),
 // directories to create (shallowest first), then files to write.
 func (e *Engine) restore(c *call, changes []journal.Change, force bool) *schema.CheckpointRestoreResult {
-	res := &schema.CheckpointRestoreResult{Restored: []string{}, Unchanged: []string{}, NotRestored: []schema.RestoreFailure{}}
+	res := &schema.CheckpointRestoreResult{Restored: []string{}, Unchanged: []string{}, NotRestored: []schema.Unrestored{}}
 	fail := func(path, kind, reason string) {
-		res.NotRestored = append(res.NotRestored, schema.RestoreFailure{Path: path, Kind: kind, Reason: reason})
+		res.NotRestored = append(res.NotRestored, schema.Unrestored{Path: path, Kind: kind, Reason: reason})
 	}
 	failErr := func(path string, err *Error) {
 		fail(path, string(err.Kind), err.Msg)
@@ -379,12 +385,12 @@ func (e *Engine) restore(c *call, changes []journal.Change, force bool) *schema.
 			continue
 		}
 		if ch.Target.Kind == journal.Unrestorable {
-			fail(ch.Path, "not_restorable", "The journal could not keep what was there: "+ch.Target.Why+".")
+			fail(ch.Path, failNotRestorable, "The journal could not keep what was there: "+ch.Target.Why+".")
 			continue
 		}
 		if !cur.SameContent(ch.Last) && !cur.SameContent(ch.LastBefore) {
 			if !force {
-				fail(ch.Path, "conflict", "Someone else changed it since fsbox last wrote it; left as it is (force overwrites it).")
+				fail(ch.Path, failConflict, "Someone else changed it since fsbox last wrote it; left as it is (force overwrites it).")
 				continue
 			}
 			res.Overwritten = append(res.Overwritten, ch.Path)
@@ -444,7 +450,7 @@ func (e *Engine) restore(c *call, changes []journal.Change, force bool) *schema.
 		}
 		content, cerr := e.jr.Content(it.ch.Target)
 		if cerr != nil {
-			fail(it.ch.Path, "not_restorable", fmt.Sprintf("The journal's copy cannot be read: %v.", cerr))
+			fail(it.ch.Path, failNotRestorable, fmt.Sprintf("The journal's copy cannot be read: %v.", cerr))
 			continue
 		}
 		if err := e.restoreFile(c, it, content); err != nil {
@@ -587,7 +593,7 @@ func (e *Engine) undoLastChange(c *call, _ *schema.UndoLastChangeArgs) (*schema.
 	}
 	for _, f := range r.NotRestored {
 		why := f.Reason
-		if f.Kind == "conflict" {
+		if f.Kind == failConflict {
 			why = "it was changed since by someone else"
 		}
 		res.Text += fmt.Sprintf("\nNot undone: %s (%s)", e.display(f.Path), why)

@@ -96,13 +96,13 @@ type CheckpointRestoreResult struct {
 	// Paths someone else had changed since fsbox last wrote them, overwritten because of force.
 	Overwritten []string `json:"overwritten,omitempty"`
 	// Paths that were not put back, with why; empty when the restore is complete.
-	NotRestored []RestoreFailure `json:"not_restored"`
+	NotRestored []Unrestored `json:"not_restored"`
 	// True when every path is as it was at the checkpoint.
 	Complete bool `json:"complete"`
 }
 
-// RestoreFailure is one path checkpoint/restore did not put back.
-type RestoreFailure struct {
+// Unrestored is one path checkpoint/restore did not put back, and why.
+type Unrestored struct {
 	Path string `json:"path"`
 	// "conflict" (someone else changed it; force overwrites), "not_restorable" (the journal
 	// could not keep it), or the error kind of the change that failed.

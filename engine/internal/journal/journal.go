@@ -57,6 +57,9 @@ const (
 	// Unrestorable is something the journal could not keep: a file bigger than the bound, a
 	// symlink or a special file. Why says which; Hash is set when known.
 	Unrestorable = "unrestorable"
+	// Other is what a path holds now that no State above describes (a symlink, a special file):
+	// never a before-image.
+	Other = "other"
 )
 
 // State is what one path held at one moment.
