@@ -31,23 +31,32 @@ def test_pydantic_ai_restore_after_a_run(tmp_path: pathlib.Path, fsbox_bin: str)
 
     from fsbox.integrations.pydantic_ai import FileSystem
 
-    from .test_pydantic_ai import scripted
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    calls = [
+        ToolCallPart("edit_file", {"path": "notes.txt", "old_text": "world", "new_text": "there"}),
+        ToolCallPart("write_file", {"path": "new.txt", "content": "new\n"}),
+        ToolCallPart("create_directory", {"path": "made/deep"}),
+    ]
+
+    def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        turn = sum(isinstance(m, ModelResponse) for m in messages)
+        return ModelResponse(parts=[calls[turn]] if turn < len(calls) else [TextPart("done")])
 
     (tmp_path / "notes.txt").write_text("hello\nworld\n")
     (tmp_path / "keep").mkdir()
     (tmp_path / "keep" / "a.txt").write_text("a\n")
-    model, _ = scripted(
-        [
-            ToolCallPart("edit_file", {"path": "notes.txt", "old_text": "world", "new_text": "there"}),
-            ToolCallPart("write_file", {"path": "new.txt", "content": "new\n"}),
-            ToolCallPart("create_directory", {"path": "made/deep"}),
-        ]
-    )
+    model = FunctionModel(scripted)
     fs = FileSystem(root_dir=tmp_path, binary=fsbox_bin, checkpoints=True)
     agent = Agent(model, capabilities=[fs])
-    assert agent.run_sync("go").output == "done"
-    assert (tmp_path / "notes.txt").read_text() == "hello\nthere\n"
-    results = asyncio.run(fs.restore())
+
+    async def run_then_restore() -> dict:
+        assert (await agent.run("go")).output == "done"
+        assert (tmp_path / "notes.txt").read_text() == "hello\nthere\n"
+        return await fs.restore()
+
+    results = asyncio.run(run_then_restore())
     (only,) = results.values()
     assert only.complete, only.not_restored
     assert (tmp_path / "notes.txt").read_text() == "hello\nworld\n"
