@@ -68,7 +68,7 @@ type State struct {
 	Mode uint32 `json:"m,omitempty"`
 	Hash string `json:"h,omitempty"`
 	Size int64  `json:"s,omitempty"`
-	Blob string `json:"b,omitempty"` // sha256 hex of the content stored under blobs/
+	Blob string `json:"b,omitempty"` // the file under blobs/ holding the content (its sha256, a suffix)
 	Data []byte `json:"d,omitempty"` // the content itself, up to inlineMax bytes
 	Why  string `json:"w,omitempty"`
 }
@@ -200,6 +200,7 @@ func Open(o Options) (*Journal, error) {
 	if err := j.load(o.Root); err != nil {
 		return fail(err)
 	}
+	j.sweepBlobs()
 	if j.idx, err = j.root.OpenFile(indexName, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
 		return fail(err)
 	}
@@ -324,6 +325,22 @@ func (j *Journal) load(root string) error {
 	return nil
 }
 
+// sweepBlobs removes the blob files no entry refers to: captured by a session killed before it
+// recorded the entry, or half-written.
+func (j *Journal) sweepBlobs() {
+	d, err := j.root.Open(blobDir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if j.refs[n] == 0 {
+			j.root.Remove(filepath.Join(blobDir, n))
+		}
+	}
+}
+
 func (j *Journal) addBlob(name string, size int64) {
 	if j.refs[name] == 0 {
 		j.blobs[name] = size
@@ -418,7 +435,10 @@ func (j *Journal) captureBlob(r io.Reader, mode uint32) (State, error) {
 		return State{}, err
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if err := root.Rename(tmpName, filepath.Join(blobDir, sum)); err != nil {
+	// One file per before-image (its hash and a unique suffix), never shared: a blob dropped with
+	// an old checkpoint can then never be one a capture running at the same time just wrote.
+	name := fmt.Sprintf("%s-%d-%d", sum, os.Getpid(), time.Now().UnixNano())
+	if err := root.Rename(tmpName, filepath.Join(blobDir, name)); err != nil {
 		root.Remove(tmpName)
 		return State{}, err
 	}
@@ -426,7 +446,7 @@ func (j *Journal) captureBlob(r io.Reader, mode uint32) (State, error) {
 		d.Sync()
 		d.Close()
 	}
-	return State{Kind: File, Mode: mode, Hash: sum[:12], Size: n, Blob: sum}, nil
+	return State{Kind: File, Mode: mode, Hash: sum[:12], Size: n, Blob: name}, nil
 }
 
 // ShortHash is the engine's content hash: the first 12 hex digits of SHA-256.

@@ -28,6 +28,7 @@ func TestReopenAfterTornAppend(t *testing.T) {
 	if _, err := j.Record(Entry{Group: 1, Path: "a", Before: big, After: State{Kind: Absent}}); err != nil {
 		t.Fatal(err)
 	}
+	orphan, _ := j.Capture(bytes.NewReader(bytes.Repeat([]byte("o"), 10000)), 10000, 0o644) // never recorded
 	j.Close()
 	f, _ := os.OpenFile(filepath.Join(dir, indexName), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"t":"e","e":{"seq":9,"p":"torn`)
@@ -43,6 +44,9 @@ func TestReopenAfterTornAppend(t *testing.T) {
 	}
 	if b, err := j2.Content(ch[0].Target); err != nil || len(b) != 10000 {
 		t.Errorf("content: %d bytes, %v", len(b), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, blobDir, orphan.Blob)); err == nil {
+		t.Error("a blob no entry refers to survived reopening")
 	}
 	// What is appended after the torn line is read again too.
 	cp2, _ := j2.Create("after the crash")
