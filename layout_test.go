@@ -41,6 +41,9 @@ const module = "github.com/fsbox/fsbox"
 //  21. sdks (the SDKs' hand-written sources as embedded bytes, for `fsbox gen --out` outside a
 //     checkout) imports nothing of ours, and cmd/fsbox is the only package that imports it: an SDK
 //     is never linked into the server, only carried as files.
+//  22. engine/internal/journal (the journal of before-images: storage, the bound, checkpoints)
+//     imports nothing of ours: it knows bytes and paths as strings, never opens the root or
+//     decides what a change may do, so containment and policy stay the engine's.
 //  23. engine/internal/audit (the audit log's writer: one write(2) per line on an O_APPEND
 //     descriptor, the sequence, rotation by size) imports nothing of ours: it writes the lines it
 //     is given and knows no tools, paths or records, so what a line may hold (never file
@@ -56,6 +59,7 @@ var importRules = []struct {
 	{"rpc", nil},
 	{"engine/internal/confine", nil},          // rule 10
 	{"engine/internal/audit", nil},            // rule 23
+	{"engine/internal/journal", nil},          // rule 22
 	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "engine/hostpolicy", "rpc", "schema", "conformance"}},

@@ -32,4 +32,4 @@ var goHandWritten = []string{
 
 // goClientMethods are the hand-written methods of fsboxclient.Client; a tool whose method name
 // collides with one is refused (also checked by TestGoHandWrittenNames).
-var goClientMethods = []string{"Call", "Close", "ListTools", "Schema", "Session", "Text", "Tools"}
+var goClientMethods = []string{"Call", "Close", "CreateCheckpoint", "DiffCheckpoint", "ListCheckpoints", "ListTools", "RestoreCheckpoint", "Schema", "Session", "Text", "Tools"}

@@ -231,7 +231,7 @@ func TestNew_Validation(t *testing.T) {
 		{schema.Config{MaxListResults: &zero}, "max_list_results must be a positive integer, got 0"},
 		{schema.Config{MaxSearchResults: &zero}, "max_search_results must be a positive integer, got 0"},
 		{schema.Config{MaxFindResults: &zero}, "max_find_results must be a positive integer, got 0"},
-		{schema.Config{Tools: []string{"bogus", "read_file", "grep"}}, "tools: Unknown filesystem tools: bogus. Available: read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, list_files, grep, read_multiple_files, directory_tree, remove_directory, delete, move_file, apply_patch, str_replace_based_edit_tool."},
+		{schema.Config{Tools: []string{"bogus", "read_file", "grep"}}, "tools: Unknown filesystem tools: bogus. Available: read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, list_files, grep, read_multiple_files, directory_tree, remove_directory, delete, move_file, apply_patch, str_replace_based_edit_tool, undo_last_change."},
 		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"read"}, Paths: []string{"/x"}, Mode: "ask"}}}, "permissions[0].mode: unknown mode 'ask' (want allow, deny or interrupt)"},
 		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"exec"}, Paths: []string{"/x"}, Mode: "deny"}}}, "permissions[0].operations: unknown operation 'exec' (want read or write)"},
 		{schema.Config{Permissions: []schema.PermissionRule{{Operations: []string{"read"}, Paths: []string{"/x"}, Mode: "interrupt"}}}, "permissions[0]: mode interrupt applies to write operations only"},

@@ -464,7 +464,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := e.unlinkEntry(c.tool, t, false); err != nil {
+		if err := e.journalUnlink(c, t, false); err != nil {
 			return nil, err
 		}
 		return &patchItem{operation: "delete", rel: t.r.rel}, nil
@@ -491,7 +491,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 		return nil, err
 	}
 	testHook("patch-move-written")
-	if err := e.unlinkEntry(c.tool, t, false); err != nil {
+	if err := e.journalUnlink(c, t, false); err != nil {
 		return nil, err
 	}
 	return &patchItem{operation: "update", rel: p.dst.rel, hash: contentHash(p.content)}, nil

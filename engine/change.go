@@ -193,6 +193,9 @@ type commitSpec struct {
 	// reading the content the change is based on ([Engine.lockParent]); nil makes commitFile
 	// take it itself, after opening the parent.
 	held *dirLock
+	// mode, when set, is the new file's mode (checkpoint/restore puts the recorded one back);
+	// 0 keeps the old file's, or 0666 minus the umask for a new file.
+	mode fs.FileMode
 }
 
 // lockChange takes the per-path lock of a change for its whole course, from reading the current
@@ -282,16 +285,28 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if exists {
 		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists)
+	if s.mode != 0 {
+		mode = s.mode
+	}
+	// The journal's entry is written now and synced while the content is (journal_record.go).
+	jp, jerr := e.journalCommit(c, s, r, dir, name, cur, exists)
+	if jerr != nil {
+		return false, jerr
+	}
+	committed := false
+	defer func() { jp.settle(committed) }()
+	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists || s.mode != 0)
 	if werr != nil {
 		return false, e.writeError(s.op, r, werr)
 	}
-	committed := false
 	defer func() {
 		if !committed {
 			dir.Remove(tmp)
 		}
 	}()
+	if err := jp.durable(); err != nil {
+		return false, errJournal(s.op, r.rel, err)
+	}
 	// Step 5: the target must still be what step 3 saw.
 	testHook("before-rename")
 	again, aerr := dir.Lstat(name)

@@ -90,12 +90,12 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 		return nil, rerr
 	}
 	if isDir {
-		if err := e.removeTree(c.tool, t, tree); err != nil {
+		if err := e.journalTree(c, t, tree); err != nil {
 			return nil, err
 		}
 		res.Text = fmt.Sprintf("Deleted directory %s (%s).", a.Path, plural(count, "entry", "entries"))
 	} else {
-		if err := e.unlinkEntry(c.tool, t, false); err != nil {
+		if err := e.journalUnlink(c, t, false); err != nil {
 			return nil, err
 		}
 		res.Text = "Deleted " + a.Path

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsbox/fsbox/engine/internal/journal"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -55,7 +56,8 @@ type Engine struct {
 	locks pathLocks   // per resolved path, for writes and edits
 	temps tempSweeper // directories whose stale temporary files were swept
 
-	audit *AuditSession // the host's audit log, nil when off (audit.go)
+	audit *AuditSession    // the host's audit log, nil when off (audit.go)
+	jr    *journal.Journal // the journal of before-images (checkpoint.go); nil when off
 }
 
 // Options are the host's settings that are not part of the wire Config.
@@ -75,6 +77,8 @@ type Options struct {
 	// Audit records every call of the engine to the host's audit log (audit.go); nil records
 	// nothing. New refuses a root or mount that holds the log.
 	Audit *AuditSession
+	// Journal are the host's settings of the journal (checkpoint.go).
+	Journal JournalOptions
 }
 
 // New resolves the root (cfg.RootDir, else opts.DefaultRoot, else "."), opens it, and validates
@@ -180,6 +184,10 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, aerr
 	}
+	if jerr := e.openJournal(&cfg, opts); jerr != nil { // checkpoint.go
+		e.Close()
+		return nil, jerr
+	}
 	if herr := e.checkHookSandbox(); herr != nil {
 		e.Close()
 		return nil, herr
@@ -284,6 +292,9 @@ func (e *Engine) ContentHashes() bool { return e.hashes }
 
 // Close releases the root. Calls in flight may fail afterwards.
 func (e *Engine) Close() error {
+	if e.jr != nil {
+		e.jr.Close()
+	}
 	e.mounts.close()
 	e.top.Close()
 	return e.root.Close()
@@ -323,6 +334,9 @@ type call struct {
 	review *reviewerEdit
 	// audit gathers the call's audit record; nil without an audit log (audit.go).
 	audit *auditTrail
+	// jgroup is the call's group in the journal (journal_record.go), 0 until it records;
+	// undoes is the group undo_last_change reverts.
+	jgroup, undoes uint64
 }
 
 // typed reports whether the caller wants the result's typed fields (see [Hooks.TextOnly]).

@@ -97,7 +97,12 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 		leaf := i == len(comps)-1
 		next, err := h.child(name)
 		if errors.Is(err, fs.ErrNotExist) {
+			jp, jerr := e.journalMkdir(c, joinRel(comps[:i+1])) // journal_record.go
+			if jerr != nil {
+				return false, jerr
+			}
 			merr := e.mkdirChecked(c, r, h, comps[:i+1])
+			jp.settle(merr == nil)
 			switch {
 			case merr == nil:
 				created = leaf

@@ -181,6 +181,11 @@ func (e *Engine) rename(c *call, src, dst *entryTarget) *Error {
 		return errorf(op, dst.r.rel, kindAlreadyExists, "Destination %s appeared meanwhile. Look at it and retry.", pyRepr(dst.r.spelling))
 	}
 	var rerr error
+	jp, jerr := e.journalMove(c, from, src, to, dst) // journal_record.go
+	if jerr != nil {
+		return jerr
+	}
+	defer func() { jp.settle(rerr == nil) }()
 	if dst.r.exists {
 		rerr = renameAt(from, src.name, to, dst.name)
 	} else {

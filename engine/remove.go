@@ -169,7 +169,7 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 	if rerr != nil {
 		return nil, rerr
 	}
-	if err := e.unlinkEntry(c.tool, t, true); err != nil {
+	if err := e.journalUnlink(c, t, true); err != nil {
 		if err.Kind == kindDirectoryNotEmpty {
 			return nil, errNotEmpty(c.tool, t, 0, e.enabled[schema.ToolDelete])
 		}

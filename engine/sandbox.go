@@ -138,6 +138,10 @@ func (e *Engine) confineProcess() error {
 	if dir := e.audit.rotateDir(); dir != "" {
 		p.Logs = append(p.Logs, dir) // rotating the audit log (audit.go)
 	}
+	if e.jr != nil {
+		// The journal lies outside the root and every mount (checkpoint.go).
+		p.ReadWrite = append(p.ReadWrite, fdPath(e.jr.Dir(), e.jr.Path()))
+	}
 	for i := range e.postEdit {
 		if exe := hookExecutable(e.postEdit[i].cmd[0]); exe != "" && strings.HasPrefix(exe, "/") {
 			p.Exec = append(p.Exec, exe)

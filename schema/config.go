@@ -97,6 +97,9 @@ type Config struct {
 	// and the policy (patterns, rules) applies to their root-relative paths. Host configuration
 	// only (the --config file): a client setting it in initialize is refused with -32602.
 	Mounts []Mount `json:"mounts,omitempty"`
+	// The journal of before-images behind checkpoint/* and undo_last_change; omitted, no
+	// journal is kept.
+	Journal *JournalConfig `json:"journal,omitempty"`
 }
 
 // Mount is one extra host directory shown inside the root. It protects against leaving the

@@ -95,6 +95,9 @@ var Tools = []ToolSpec{
 		"last -1 for the end) or lists a directory 2 levels deep; create writes file_text to a new file; str_replace replaces old_str, which " +
 		"must occur exactly once, with new_str; insert puts insert_text after line insert_line (0 for the top).",
 		reflect.TypeFor[StrReplaceBasedEditToolArgs](), reflect.TypeFor[StrReplaceBasedEditToolResult](), false, false},
+	{ToolUndoLastChange, "Undo the latest change made through these tools (a write, edit, delete, move or patch, all its files at once). " +
+		"Call it again to undo the change before. A file changed by anyone else since is left alone and named.",
+		reflect.TypeFor[UndoLastChangeArgs](), reflect.TypeFor[UndoLastChangeResult](), false, false},
 }
 
 // ReservedToolNames are tool names of the protocol that this revision does not implement yet: none
@@ -161,6 +164,16 @@ var Methods = []MethodSpec{
 		Description: "Answer null, then exit."},
 	{Name: "$/cancel_request", Direction: "client_to_server", Notification: true, Params: reflect.TypeFor[CancelParams](),
 		Description: "Cancel an in-flight request; it answers -32800."},
+	{Name: "checkpoint/create", Direction: "client_to_server", Params: reflect.TypeFor[CheckpointCreateParams](), Result: reflect.TypeFor[Checkpoint](),
+		Description: "Mark the present moment of the session's journal (config.journal); the host's, never the model's."},
+	{Name: "checkpoint/list", Direction: "client_to_server", Result: reflect.TypeFor[CheckpointListResult](),
+		Description: "List the checkpoints kept, oldest first, with the journal's size and bound."},
+	{Name: "checkpoint/diff", Direction: "client_to_server", Params: reflect.TypeFor[CheckpointIDParams](), Result: reflect.TypeFor[CheckpointDiffResult](),
+		Description: "Unified diff of every path changed since the checkpoint, bounded by max_output_chars."},
+	{Name: "checkpoint/restore", Direction: "client_to_server", Params: reflect.TypeFor[CheckpointRestoreParams](), Result: reflect.TypeFor[CheckpointRestoreResult](),
+		Description: "Put every path changed since the checkpoint back, through containment, policy and the crash-atomic commit; paths changed by someone else are refused unless force."},
+	{Name: "checkpoint/dropped", Direction: "server_to_client", Notification: true, Params: reflect.TypeFor[CheckpointDroppedParams](),
+		Description: "The journal reached journal.max_bytes and dropped its oldest checkpoint, whole."},
 	{Name: "event", Direction: "server_to_client", Notification: true, ParamsEvent: true,
 		Description: "A file operation completed; sent before the call's response, only with capabilities.events."},
 	{Name: "change_request", Direction: "server_to_client", Params: reflect.TypeFor[FileChangeRequest](), Result: reflect.TypeFor[ChangeRequestResult](),

@@ -112,7 +112,7 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 	s.srv.idle.begin()
 	defer s.srv.idle.end()
 	if req.Method == "initialize" {
-		return s.initialize(req)
+		return s.initialize(c, req)
 	}
 	eng, caps := s.engine()
 	if eng == nil {
@@ -142,13 +142,16 @@ func (s *session) handle(ctx context.Context, c *rpc.Conn, req *rpc.Request) (an
 		c.Shutdown()
 		return nil, nil
 	}
+	if strings.HasPrefix(req.Method, "checkpoint/") && !req.Notif {
+		return s.checkpoint(ctx, eng, req) // checkpoint.go
+	}
 	if req.Notif {
 		return nil, nil
 	}
 	return nil, &rpc.Error{Code: schema.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)}
 }
 
-func (s *session) initialize(req *rpc.Request) (any, error) {
+func (s *session) initialize(c *rpc.Conn, req *rpc.Request) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.eng != nil {
@@ -175,7 +178,7 @@ func (s *session) initialize(req *rpc.Request) (any, error) {
 		}
 	}
 	cfg := s.srv.opts.Config
-	eopts := engine.Options{DefaultRoot: s.srv.opts.DefaultRoot, Audit: s.audit}
+	eopts := engine.Options{DefaultRoot: s.srv.opts.DefaultRoot, Audit: s.audit, Journal: s.journalOptions(c)}
 	switch {
 	case s.srv.opts.FixedPolicy:
 		var client schema.Config

@@ -80,6 +80,15 @@ func (c *configFlags) load() (schema.Config, error) {
 				m.Dir = filepath.Join(filepath.Dir(c.file), m.Dir)
 			}
 		}
+		if j := cfg.Journal; j != nil && j.Dir != "" {
+			// The journal's directory too: expanded, and relative to the file.
+			if j.Dir, err = server.ExpandHostPath(j.Dir); err != nil {
+				return cfg, fmt.Errorf("config %s: journal.dir: %w", c.file, err)
+			}
+			if !filepath.IsAbs(j.Dir) {
+				j.Dir = filepath.Join(filepath.Dir(c.file), j.Dir)
+			}
+		}
 	}
 	var flags schema.Config
 	flags.RootDir, flags.Cwd, flags.ReadOnly = c.root, c.cwd, c.readOnly

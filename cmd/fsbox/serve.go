@@ -16,6 +16,7 @@ import (
 	"time"
 
 	_ "github.com/fsbox/fsbox/cmd/fsbox/internal/prewarm" // starts building the descriptors early
+	"github.com/fsbox/fsbox/schema"
 	"github.com/fsbox/fsbox/server"
 )
 
@@ -32,6 +33,7 @@ func runServe(args []string) int {
 	var af auditFlags
 	af.register(fs)
 	maxBytes := fs.Int("max-message-bytes", 16<<20, "largest accepted request line, in `BYTES`")
+	journalDir := fs.String("journal-dir", "", "keep the journal of checkpoints in `DIR` (outside the root), kept after exit so a restore can finish after a restart")
 	maxInflight := fs.Int("max-inflight", 0, "requests at work at once (`N`; 0: twice the CPUs, 8 to 64); more wait in a bounded queue")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: fsbox serve [--root DIR] [--config FILE] [flags]\n\n"+
@@ -57,6 +59,16 @@ func runServe(args []string) int {
 	cfg, err := cf.load()
 	if err != nil {
 		return errorf("%v", err)
+	}
+	if *journalDir != "" {
+		abs, err := filepath.Abs(*journalDir)
+		if err != nil {
+			return usageErrorf("--journal-dir: %v", err)
+		}
+		if cfg.Journal == nil {
+			cfg.Journal = &schema.JournalConfig{}
+		}
+		cfg.Journal.Dir = abs
 	}
 	if err := checkRoot(cfg.RootDir); err != nil {
 		return usageErrorf("%v", err)

@@ -36,6 +36,15 @@ func Merge(base, over schema.Config) schema.Config {
 	setSlice(&out.PostEdit, over.PostEdit)
 	setPtr(&out.PostEditTimeout, over.PostEditTimeout)
 	setSlice(&out.Mounts, over.Mounts)
+	if over.Journal != nil {
+		// The directory is the host's (RefuseHostOnly refuses a client's): a client's journal
+		// config turns the journal on or bounds it, in the host's directory.
+		j := *over.Journal
+		if base.Journal != nil && j.Dir == "" {
+			j.Dir = base.Journal.Dir
+		}
+		out.Journal = &j
+	}
 	out.ReadOnly = base.ReadOnly || over.ReadOnly
 	setSlice(&out.Permissions, over.Permissions)
 	return out

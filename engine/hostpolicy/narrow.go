@@ -42,6 +42,8 @@ func (e *Error) Error() string { return e.Msg }
 //     plant what git runs);
 //   - show_dot_entries: off when either is off (a client may hide dot entries, not show what
 //     the host hides);
+//   - journal: the host's; a client may turn it on ({} or max_bytes) and lower max_bytes, never
+//     choose its directory (journal.dir is refused);
 //   - post_edit, post_edit_timeout, mounts: refused (RefuseHostOnly); the engine takes the hooks
 //     and the mounts from the host's layer (mounts below a narrowed root appear at their paths
 //     relative to it).
@@ -51,6 +53,13 @@ func (e *Error) Error() string { return e.Msg }
 func Narrow(host, client schema.Config) (schema.Config, error) {
 	if err := RefuseHostOnly(client); err != nil {
 		return schema.Config{}, err
+	}
+	if client.Journal != nil && client.Journal.Dir != "" {
+		// The engine writes its journal there, outside the root: a client of a host that fixed
+		// the policy must not choose where. (A client that configures everything, the SDK that
+		// spawned fsbox, is the host and may.)
+		return schema.Config{}, &Error{"journal.dir", "journal.dir: the journal's directory is a host path and comes only from the host's " +
+			"configuration (fsbox serve --journal-dir or --config FILE); a client may set journal: {} or journal.max_bytes."}
 	}
 	out := schema.Config{
 		RootDir:         client.RootDir,
@@ -120,6 +129,24 @@ func Narrow(host, client schema.Config) (schema.Config, error) {
 		if v != nil {
 			*l.Field(&out) = v
 		}
+	}
+	out.Journal = host.Journal
+	if client.Journal != nil {
+		// Turning the journal on widens no access; its bound may only come down.
+		j := *client.Journal
+		if host.Journal != nil {
+			j.Dir = host.Journal.Dir
+			if host.Journal.MaxBytes != nil {
+				if j.MaxBytes != nil && *j.MaxBytes > *host.Journal.MaxBytes {
+					return out, &Error{"journal.max_bytes", fmt.Sprintf("journal.max_bytes: %d is above the host's bound of %d. "+
+						"The host fixed the policy: a client may only lower it.", *j.MaxBytes, *host.Journal.MaxBytes)}
+				}
+				if j.MaxBytes == nil {
+					j.MaxBytes = host.Journal.MaxBytes
+				}
+			}
+		}
+		out.Journal = &j
 	}
 	if client.Tools != nil {
 		allowed := hostTools(&host)

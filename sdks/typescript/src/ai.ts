@@ -32,12 +32,16 @@
  *    client was started with (`reviewChanges(review)` builds one that shows the reviewer only those,
  *    with the diff, and approves the rest).
  * 5. **Events** arrive through the client's `onEvent`.
+ * 6. **Checkpoints**: start the client with `config: { journal: {} }` and call
+ *    `const run = await checkpointRun(client)` before `generateText`; `await run.restore()` after it
+ *    puts back everything the model changed (`run.diff()` shows it first).
  */
 import { jsonSchema, tool } from "ai";
 import type { Tool } from "ai";
 
 import { Client } from "./client.js";
 import type { ChangeRequest, ChangeRequestEdit, ClientOptions } from "./client.js";
+import type { CheckpointDiffResult, CheckpointRestoreResult } from "./types.gen.js";
 import { ToolCallError } from "./errors.js";
 import { TOOLS } from "./types.gen.js";
 
@@ -137,5 +141,31 @@ export function reviewChanges(
       return;
     }
     request.cancel(typeof answer === "object" ? (answer.reason ?? "refused by the reviewer") : "refused by the reviewer");
+  };
+}
+
+/** A checkpoint made at the start of a run (checkpointRun). */
+export interface RunCheckpoint {
+  /** The checkpoint's id. */
+  id: string;
+  /** diff is the unified diff of everything the run changed so far. */
+  diff(): Promise<CheckpointDiffResult>;
+  /**
+   * restore puts back everything the run changed; a file someone else changed since fsbox wrote it
+   * is left alone and listed in not_restored, unless force.
+   */
+  restore(options?: { force?: boolean }): Promise<CheckpointRestoreResult>;
+}
+
+/**
+ * checkpointRun marks the start of a run on a client started with `config: { journal: {} }`, so the
+ * host can look at and undo what the model changed (see the module doc, item 6).
+ */
+export async function checkpointRun(client: Client, label = "run start"): Promise<RunCheckpoint> {
+  const cp = await client.createCheckpoint(label);
+  return {
+    id: cp.id,
+    diff: () => client.diffCheckpoint(cp.id),
+    restore: (options) => client.restoreCheckpoint(cp.id, options),
   };
 }

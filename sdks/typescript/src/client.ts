@@ -10,6 +10,10 @@ import { BYTES_FIELDS, PROTOCOL_VERSION, SCHEMA_HASH, TOOL_RESULT_TYPES } from "
 import { VERSION } from "./version.js";
 import type {
   ChangeRequestResult,
+  Checkpoint,
+  CheckpointDiffResult,
+  CheckpointListResult,
+  CheckpointRestoreResult,
   Config,
   Event,
   FileChangeRequest,
@@ -217,6 +221,32 @@ export class Client extends GeneratedClient {
   /** schema fetches the server's JSON Schema bundle. */
   schema(): Promise<unknown> {
     return this.transport.request("schema", undefined);
+  }
+
+  // The host's checkpoint methods (docs/protocol.md §4.7). They need the session's journal: start
+  // with config { journal: {} }. They are the host's, never tools the model calls.
+
+  /** createCheckpoint marks the present moment; its id is for diffCheckpoint and restoreCheckpoint. */
+  createCheckpoint(label = ""): Promise<Checkpoint> {
+    return this.transport.request("checkpoint/create", { label });
+  }
+
+  /** listCheckpoints lists the checkpoints the journal keeps, oldest first. */
+  listCheckpoints(): Promise<CheckpointListResult> {
+    return this.transport.request("checkpoint/list", undefined);
+  }
+
+  /** diffCheckpoint is the unified diff of everything changed since the checkpoint id. */
+  diffCheckpoint(id: string): Promise<CheckpointDiffResult> {
+    return this.transport.request("checkpoint/diff", { id });
+  }
+
+  /**
+   * restoreCheckpoint puts every path changed since the checkpoint id back. A path someone else
+   * changed since fsbox last wrote it is left alone and listed in not_restored, unless force.
+   */
+  restoreCheckpoint(id: string, options: { force?: boolean } = {}): Promise<CheckpointRestoreResult> {
+    return this.transport.request("checkpoint/restore", options.force ? { id, force: true } : { id });
   }
 
   /**

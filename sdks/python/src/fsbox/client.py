@@ -29,6 +29,10 @@ from ._types_gen import (
     SCHEMA_HASH,
     TOOL_RESULTS,
     ChangeRequestResult,
+    Checkpoint,
+    CheckpointDiffResult,
+    CheckpointListResult,
+    CheckpointRestoreResult,
     Config,
     Event,
     FileChangeRequest,
@@ -347,6 +351,31 @@ class Client(SyncTools):
         result = self._conn.request("tools/call", {"name": name, "arguments": arguments})
         return _decode_shaped(shape, name, result, decode)
 
+    # The host's checkpoint methods (docs/protocol.md §4.7); they need config journal={} (or
+    # a host --journal-dir). They are the host's, never tools the model calls.
+
+    def create_checkpoint(self, label: str = "") -> Checkpoint:
+        """Mark the present moment; returns the checkpoint (its id for diff and restore)."""
+        return Checkpoint.from_wire(self._conn.request("checkpoint/create", {"label": label}))
+
+    def list_checkpoints(self) -> CheckpointListResult:
+        """The checkpoints the journal keeps, oldest first, with its size and bound."""
+        return CheckpointListResult.from_wire(self._conn.request("checkpoint/list", {}))
+
+    def diff_checkpoint(self, id: str) -> CheckpointDiffResult:
+        """Unified diff of everything changed since the checkpoint id."""
+        return CheckpointDiffResult.from_wire(self._conn.request("checkpoint/diff", {"id": id}))
+
+    def restore_checkpoint(self, id: str, *, force: bool = False) -> CheckpointRestoreResult:
+        """Put every path changed since the checkpoint back. Paths someone else changed since
+        fsbox last wrote them are left alone and listed in not_restored, unless force."""
+        params: dict[str, Any] = {"id": id}
+        if force:
+            params["force"] = True
+        return CheckpointRestoreResult.from_wire(
+            self._conn.request("checkpoint/restore", params)
+        )
+
     def close(self) -> None:
         """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""
         self._conn.close()
@@ -477,6 +506,35 @@ class AsyncClient(AsyncTools):
             "tools/call", {"name": name, "arguments": arguments}
         )
         return _decode_shaped(shape, name, result, decode)
+
+    # The host's checkpoint methods; see Client.create_checkpoint.
+
+    async def create_checkpoint(self, label: str = "") -> Checkpoint:
+        """Mark the present moment; see Client.create_checkpoint."""
+        return Checkpoint.from_wire(
+            await self._connection().request("checkpoint/create", {"label": label})
+        )
+
+    async def list_checkpoints(self) -> CheckpointListResult:
+        """The checkpoints the journal keeps; see Client.list_checkpoints."""
+        return CheckpointListResult.from_wire(
+            await self._connection().request("checkpoint/list", {})
+        )
+
+    async def diff_checkpoint(self, id: str) -> CheckpointDiffResult:
+        """Unified diff since the checkpoint id; see Client.diff_checkpoint."""
+        return CheckpointDiffResult.from_wire(
+            await self._connection().request("checkpoint/diff", {"id": id})
+        )
+
+    async def restore_checkpoint(self, id: str, *, force: bool = False) -> CheckpointRestoreResult:
+        """Put every path changed since the checkpoint back; see Client.restore_checkpoint."""
+        params: dict[str, Any] = {"id": id}
+        if force:
+            params["force"] = True
+        return CheckpointRestoreResult.from_wire(
+            await self._connection().request("checkpoint/restore", params)
+        )
 
     async def close(self) -> None:
         """Stop the server (shutdown, then kill after 5 s) and wait for it. Idempotent."""

@@ -265,6 +265,7 @@ class SyncOwner:
         approve: ApproveMode,
         on_event: OnEvent | None,
         result_shape: ResultShape,
+        checkpoints: bool = False,
     ) -> None:
         self.root_dir = root_dir
         self.config = dict(config or {})
@@ -274,14 +275,22 @@ class SyncOwner:
         self._gate = ChangeGate(approve)
         self._client: Client | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._checkpoints: Any = None
+        if checkpoints:
+            from ._checkpoints import RunCheckpoints
+
+            self._checkpoints = RunCheckpoints()
 
     @property
     def client(self) -> Client:
         """The running fsbox client, started on first use."""
         if self._client is None:
+            config = self.config
+            if self._checkpoints is not None:
+                config = self._checkpoints.configure(os.fspath(self.root_dir), config)
             client = Client(
                 self.root_dir,
-                config=self.config,
+                config=config,
                 binary=self.binary,
                 on_event=self.on_event,
                 on_change_request=self._gate.decide if self._gate.asks() else None,
@@ -289,7 +298,22 @@ class SyncOwner:
             )
             self._client = client
             self._finalizer = weakref.finalize(self, client.close)
+            if self._checkpoints is not None:
+                self._checkpoints.started_sync(os.fspath(self.root_dir), client)
         return self._client
+
+    def restore(self, *, force: bool = False) -> Any:
+        """Put back everything changed since the fsbox process started (``checkpoints=True``).
+
+        Works while the process runs and after close() (the journal outlives it). A file someone
+        else changed since fsbox last wrote it is left alone and listed in ``not_restored``,
+        unless ``force``. Returns the CheckpointRestoreResult.
+        """
+        if self._checkpoints is None:
+            raise RuntimeError("restore() needs checkpoints=True")
+        running = {os.fspath(self.root_dir): self._client} if self._client is not None else {}
+        results = self._checkpoints.restore_sync(running, config=self.config, binary=self.binary, force=force)
+        return next(iter(results.values()), None)
 
     def close(self) -> None:
         """Stop the fsbox process; a later use starts a new one."""

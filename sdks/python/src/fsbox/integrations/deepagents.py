@@ -99,6 +99,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         binary: str | os.PathLike[str] | None = None,
         approve: ApproveMode = "rules",
         on_event: OnEvent | None = None,
+        checkpoints: bool = False,
     ) -> None:
         cfg = dict(config or {})
         if permissions:
@@ -112,7 +113,14 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         # The backend returns the typed fields (a read's content, the entries, the matches), never
         # the model text: result shape "typed" leaves the text off the wire (half of a read's bytes).
         SyncOwner.__init__(
-            self, root_dir, config=cfg, binary=binary, approve=approve, on_event=on_event, result_shape="typed"
+            self,
+            root_dir,
+            config=cfg,
+            binary=binary,
+            approve=approve,
+            on_event=on_event,
+            result_shape="typed",
+            checkpoints=checkpoints,
         )
         self._agent_interrupts: set[tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         self._gate.covered = self._asked_by_agent

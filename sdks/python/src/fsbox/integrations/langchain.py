@@ -30,6 +30,8 @@ What it maps:
 - **Events**: ``on_event`` receives every typed fsbox event.
 - **Lifecycle**: the fsbox process starts on first use and stops on ``close()``, at the end of a
   ``with`` block, or when the toolkit is garbage-collected.
+- **Checkpoints**: with ``checkpoints=True`` the server keeps a journal and marks the moment it
+  starts; ``toolkit.restore()`` (during or after the run) puts back everything the agent changed.
 """
 
 from __future__ import annotations
@@ -69,10 +71,17 @@ class FsboxToolkit(SyncOwner):
         approve: ApproveMode = "rules",
         review: Review | None = None,
         on_event: OnEvent | None = None,
+        checkpoints: bool = False,
     ) -> None:
         # Only the text reaches the model: the server sends nothing else (result shape "text").
         super().__init__(
-            root_dir, config=config, binary=binary, approve=approve, on_event=on_event, result_shape="text"
+            root_dir,
+            config=config,
+            binary=binary,
+            approve=approve,
+            on_event=on_event,
+            result_shape="text",
+            checkpoints=checkpoints,
         )
         self.review = review
 

@@ -64,6 +64,7 @@ from pydantic_core import SchemaValidator, core_schema
 from ..client import AsyncClient, ChangeRequest, OnEvent
 from ..errors import FsboxError, ToolFatalError
 from . import _harness
+from ._checkpoints import RunCheckpoints
 from ._common import ApproveMode, ChangeGate, counts_as_retry, harness_config, is_change_tool
 from ._workspace import WorkspaceRoot, workspace_root
 
@@ -120,6 +121,7 @@ class FsboxToolset(AbstractToolset[Any]):
         id: str | None = "fsbox",
         workspace: bool = False,
         harness_events: bool = False,
+        checkpoints: bool = False,
     ) -> None:
         if root_dir is None and not workspace:
             raise ValueError("root_dir is required unless workspace=True")
@@ -141,6 +143,7 @@ class FsboxToolset(AbstractToolset[Any]):
         self._users = 0
         self._calls: list[_Call] = []
         self._change_call: _Call | None = None
+        self._checkpoints = RunCheckpoints() if checkpoints else None
 
     @property
     def id(self) -> str | None:
@@ -195,6 +198,8 @@ class FsboxToolset(AbstractToolset[Any]):
             config.setdefault("cwd", where.cwd)
         if where.read_only:
             config["read_only"] = True  # a read-only workspace narrows the tools, as the harness does
+        if self._checkpoints is not None:
+            config = self._checkpoints.configure(where.root, config)
         client = AsyncClient(
             where.root,
             config=config,
@@ -206,6 +211,8 @@ class FsboxToolset(AbstractToolset[Any]):
         await client.start()
         self._clients[where] = client
         self._specs[client] = (where.root, config)
+        if self._checkpoints is not None:
+            await self._checkpoints.started(where.root, client)
         return client
 
     async def _media_client(self, client: AsyncClient) -> AsyncClient:
@@ -215,10 +222,28 @@ class FsboxToolset(AbstractToolset[Any]):
         media = self._media.get(client)
         if media is None:
             root, config = self._specs[client]
+            # It keeps no journal: it changes nothing, and the run's journal directory is locked
+            # by client's own session (checkpoints=True).
+            config = {k: v for k, v in config.items() if k != "journal"}
+            if isinstance(config.get("tools"), list):
+                config["tools"] = [t for t in config["tools"] if t != "undo_last_change"]
             media = AsyncClient(root, config=config, binary=self.binary)
             await media.start()
             self._media[client] = media
         return media
+
+    async def restore(self, *, force: bool = False) -> dict[str, Any]:
+        """Put back everything the last run changed (``checkpoints=True``), per root.
+
+        Works during a run and after it (the journal outlives the server). A file someone else
+        changed since fsbox last wrote it is left alone and listed in ``not_restored``, unless
+        ``force``. Returns the ``CheckpointRestoreResult`` of each root, keyed by its path.
+        """
+        if self._checkpoints is None:
+            raise UserError("restore() needs checkpoints=True")
+        return await self._checkpoints.restore(
+            {w.root: c for w, c in self._clients.items()}, config=self.config, binary=self.binary, force=force
+        )
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         client = await self._start(ctx)
@@ -371,7 +396,9 @@ class FileSystem(AbstractCapability[Any]):
     docs/frameworks.md). When pydantic-ai-harness is installed its event types are emitted with
     its payloads, so ``@agent.on_event(FileChangeRequestEvent)`` can veto a change. fsbox-only
     arguments: ``binary`` (else ``$FSBOX_BIN``, the bundled binary, ``PATH``), ``approve`` (which
-    changes need a human), ``on_fsbox_event``, and ``config`` for any other fsbox config field.
+    changes need a human), ``on_fsbox_event``, ``checkpoints`` (a journal and a checkpoint at the
+    start of each run, so ``await fs.restore()`` puts back what the run changed), and ``config``
+    for any other fsbox config field.
     """
 
     root_dir: str | os.PathLike[str] | None = None
@@ -393,6 +420,7 @@ class FileSystem(AbstractCapability[Any]):
     approve: ApproveMode = field(default="rules", kw_only=True)
     on_fsbox_event: OnEvent | None = field(default=None, kw_only=True)
     config: dict[str, Any] | None = field(default=None, kw_only=True)
+    checkpoints: bool = field(default=False, kw_only=True)
     _toolset: FsboxToolset | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -440,5 +468,14 @@ class FileSystem(AbstractCapability[Any]):
                 id="file_system",
                 workspace=True,
                 harness_events=_harness.available(),
+                checkpoints=self.checkpoints,
             )
         return self._toolset
+
+    async def restore(self, *, force: bool = False) -> dict[str, Any]:
+        """Put back everything the last run changed; needs ``checkpoints=True``.
+
+        Call it after ``agent.run(...)``: every file the run wrote, edited, moved or deleted is
+        as it was when the run started (see FsboxToolset.restore).
+        """
+        return await self.get_toolset().restore(force=force)
