@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/fsbox/fsbox/engine"
 	"github.com/fsbox/fsbox/rpc"
@@ -14,8 +16,67 @@ import (
 // restore answer the client that spawned fsbox, never the model; they need config.journal.
 // Their params are decoded strictly like every other (a misspelt member is refused, named).
 
-// checkpoint serves one checkpoint/* method.
+// checkpoint serves one checkpoint/* method and records it in the host's audit log (its own
+// method name, the root-relative paths it reported, the outcome), before the reply like a tool
+// call's line. Without a writable log it runs nothing and answers audit_failed: a restore is a
+// change, and nothing runs unaudited.
 func (s *session) checkpoint(ctx context.Context, eng *engine.Engine, req *rpc.Request) (any, error) {
+	if s.audit == nil {
+		return s.runCheckpoint(ctx, eng, req)
+	}
+	if s.audit.Err() != nil {
+		return nil, auditFailed("The host method was not run: the host's audit log cannot be written; no further call will run.")
+	}
+	start := time.Now()
+	res, err := s.runCheckpoint(ctx, eng, req)
+	r := schema.AuditRecord{Method: req.Method, Outcome: schema.AuditOK, Paths: checkpointPaths(res)}
+	if len(r.Paths) > auditMaxPaths {
+		r.Paths, r.PathsOmitted = r.Paths[:auditMaxPaths], len(r.Paths)-auditMaxPaths
+	}
+	if err != nil {
+		r.Outcome, r.ErrorKind = schema.AuditError, schema.KindInternal
+		var rerr *rpc.Error
+		if errors.As(err, &rerr) {
+			if d, ok := rerr.Data.(schema.ErrorData); ok && d.Kind != "" {
+				r.ErrorKind = d.Kind
+			} else if rerr.Code == schema.CodeInvalidParams {
+				r.ErrorKind = schema.KindInvalidArguments
+			}
+		}
+	}
+	r.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	if aerr := s.audit.Record(r); aerr != nil {
+		return nil, auditFailed("The host method's result is withheld: the host's audit log could not be written. A restore may have been applied; no further call will run.")
+	}
+	return res, err
+}
+
+// auditMaxPaths is the most paths one audit line lists (the engine's own bound for tool calls).
+const auditMaxPaths = 256
+
+// auditFailed is the fatal audit_failed error of a host method.
+func auditFailed(msg string) *rpc.Error {
+	return &rpc.Error{Code: schema.CodeFatal, Message: msg, Data: schema.ErrorData{Kind: schema.KindAuditFailed}}
+}
+
+// checkpointPaths are the root-relative paths a checkpoint method's result names: a diff's
+// paths; a restore's restored, overwritten and not-restored ones. Never contents or host paths.
+func checkpointPaths(res any) []string {
+	switch r := res.(type) {
+	case *schema.CheckpointDiffResult:
+		return r.Paths
+	case *schema.CheckpointRestoreResult:
+		paths := append(append([]string(nil), r.Restored...), r.Overwritten...)
+		for _, u := range r.NotRestored {
+			paths = append(paths, u.Path)
+		}
+		return paths
+	}
+	return nil
+}
+
+// runCheckpoint decodes a checkpoint/* method's params and runs it on the engine.
+func (s *session) runCheckpoint(ctx context.Context, eng *engine.Engine, req *rpc.Request) (any, error) {
 	var (
 		res any
 		err error
