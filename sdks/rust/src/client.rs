@@ -88,6 +88,7 @@ struct Inner {
     state: Mutex<State>,
     child: Mutex<Child>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
+    stderr_copy: Mutex<Option<JoinHandle<()>>>, // ends when the server's stderr closes
     reader: Mutex<Option<JoinHandle<()>>>,
     on_event: Option<EventHandler>,
     on_change_request: Option<ChangeRequestHandler>,
@@ -144,12 +145,13 @@ impl Client {
         let stderr = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take();
         let tail = Arc::new(Mutex::new(Vec::new()));
-        spawn_stderr_copy(stderr, tail.clone());
+        let stderr_copy = spawn_stderr_copy(stderr, tail.clone());
         let inner = Arc::new(Inner {
             stdin: Mutex::new(stdin),
             state: Mutex::new(State { next_id: 0, pending: HashMap::new(), dead: None, closing: false }),
             child: Mutex::new(child),
             stderr_tail: tail,
+            stderr_copy: Mutex::new(Some(stderr_copy)),
             reader: Mutex::new(None),
             on_event: opts.on_event.clone(),
             on_change_request: opts.on_change_request.clone(),
@@ -220,6 +222,35 @@ impl Client {
         self.inner.call(METHOD_SCHEMA, None, None)
     }
 
+    /// Marks the present moment in the session's journal (config.journal) and returns it; its id
+    /// is what diff_checkpoint and restore_checkpoint take (docs/protocol.md §10).
+    pub fn create_checkpoint(&self, label: &str) -> Result<Checkpoint, Error> {
+        self.host_call(METHOD_CHECKPOINT_CREATE, &CheckpointCreateParams { label: Some(label.to_string()) })
+    }
+
+    /// The checkpoints the journal keeps, oldest first, and the journal's size and bound.
+    pub fn list_checkpoints(&self) -> Result<CheckpointListResult, Error> {
+        let v = self.inner.call(METHOD_CHECKPOINT_LIST, None, None)?;
+        serde_json::from_value(v).map_err(|e| Error::Protocol(format!("decoding the result of {METHOD_CHECKPOINT_LIST}: {e}")))
+    }
+
+    /// A unified diff of everything changed since checkpoint id, bounded like the tools' output.
+    pub fn diff_checkpoint(&self, id: &str) -> Result<CheckpointDiffResult, Error> {
+        self.host_call(METHOD_CHECKPOINT_DIFF, &CheckpointIDParams { id: id.to_string() })
+    }
+
+    /// Puts every path changed since checkpoint id back as it was; a path someone else changed
+    /// since fsbox last wrote it is left alone and listed in not_restored, unless force.
+    pub fn restore_checkpoint(&self, id: &str, force: bool) -> Result<CheckpointRestoreResult, Error> {
+        self.host_call(METHOD_CHECKPOINT_RESTORE, &CheckpointRestoreParams { id: id.to_string(), force: force.then_some(true) })
+    }
+
+    /// Sends a host method with typed params and decodes its typed result.
+    fn host_call<P: Serialize, R: DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, Error> {
+        let v = self.inner.call(method, Some(to_value(params)?), None)?;
+        serde_json::from_value(v).map_err(|e| Error::Protocol(format!("decoding the result of {method}: {e}")))
+    }
+
     /// Calls the tool name with args (any JSON value; Null sends no arguments) and returns the
     /// result as sent. It serves tools this crate has no typed method for, in any result shape.
     pub fn call(&self, name: &str, args: Value) -> Result<Value, Error> {
@@ -265,7 +296,7 @@ fn to_value<T: Serialize>(v: &T) -> Result<Value, Error> {
 }
 
 /// Copies the server's stderr to ours, keeping its last bytes for error messages.
-fn spawn_stderr_copy(mut stderr: impl Read + Send + 'static, tail: Arc<Mutex<Vec<u8>>>) {
+fn spawn_stderr_copy(mut stderr: impl Read + Send + 'static, tail: Arc<Mutex<Vec<u8>>>) -> JoinHandle<()> {
     thread::spawn(move || {
         let mut buf = [0u8; 4096];
         loop {
@@ -282,7 +313,7 @@ fn spawn_stderr_copy(mut stderr: impl Read + Send + 'static, tail: Arc<Mutex<Vec
                 }
             }
         }
-    });
+    })
 }
 
 impl Inner {
@@ -383,6 +414,15 @@ impl Inner {
                 break;
             }
             thread::sleep(Duration::from_millis(10));
+        }
+        // Its last stderr lines are copied by another thread: once the process is gone, wait
+        // (within the same second) for that copy to reach the end, so the message has them.
+        while Instant::now() < deadline {
+            let done = self.stderr_copy.lock().unwrap().as_ref().map_or(true, |h| h.is_finished());
+            if done {
+                break;
+            }
+            thread::sleep(Duration::from_millis(5));
         }
         let tail = String::from_utf8_lossy(&self.stderr_tail.lock().unwrap()).trim().to_string();
         if tail.is_empty() {

@@ -130,3 +130,26 @@ fn raw_config_is_decoded_strictly_by_the_server() {
     assert_eq!(c.session().root_dir, std::fs::canonicalize(&dir).unwrap().to_string_lossy());
     c.close();
 }
+
+#[test]
+fn checkpoints_restore_what_a_run_changed() {
+    let dir = root();
+    std::fs::write(dir.join("a.txt"), "before\n").unwrap();
+    let config = Config { journal: Some(JournalConfig::default()), ..Default::default() };
+    let c = start(Options { root_dir: Some(dir.to_string_lossy().into()), config: Some(config), ..Default::default() });
+    let cp = c.create_checkpoint("start").unwrap();
+    c.write_file(&WriteFileArgs { path: "a.txt".into(), content: "after\n".into(), ..Default::default() }).unwrap();
+    c.write_file(&WriteFileArgs { path: "new.txt".into(), content: "x\n".into(), ..Default::default() }).unwrap();
+    let d = c.diff_checkpoint(&cp.id).unwrap();
+    assert!(d.diff.contains("+after"), "{}", d.diff);
+    assert_eq!(c.list_checkpoints().unwrap().checkpoints.len(), 1);
+    let r = c.restore_checkpoint(&cp.id, false).unwrap();
+    assert!(r.complete && r.not_restored.is_empty(), "{r:?}");
+    assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "before\n");
+    assert!(!dir.join("new.txt").exists());
+    match c.restore_checkpoint("cp-99", false) {
+        Err(e) => assert_eq!(e.kind(), Some(&ErrorKind::InvalidArguments), "{e}"),
+        Ok(r) => panic!("restore of an unknown checkpoint answered {r:?}"),
+    }
+    c.close();
+}
