@@ -137,8 +137,8 @@ func TestPrefixBugFailsOnlyPrefixVectors(t *testing.T) {
 		}
 		if r.Status == "fail" {
 			failed = append(failed, r.ID)
-			if c := classes(r); prefix && !c[ClassEscape] && !c[ClassLeak] {
-				t.Errorf("%s fails with %v, want escape or leak", r.ID, r.Details)
+			if c := classes(r); prefix && !c[ClassOutsideWrite] && !c[ClassOutsideRead] {
+				t.Errorf("%s fails with %v, want outside_write or outside_read", r.ID, r.Details)
 			}
 			if !prefix {
 				t.Errorf("%s fails for a server whose only bug is the prefix check: %v", r.ID, r.Failures)
@@ -276,7 +276,7 @@ func TestTags(t *testing.T) {
 		t.Errorf("CVE-2025-53110 selects %d vectors: %v", len(prefix), prefix)
 	}
 	v := plainVector(t)
-	if got := v.AllTags(m); strings.Join(got, ",") != "read_file,t" {
+	if got := v.AllTags(m); strings.Join(got, ",") != "read_file,security,t" {
 		t.Errorf("derived tags %v", got)
 	}
 }
@@ -284,14 +284,14 @@ func TestTags(t *testing.T) {
 func TestMatrix(t *testing.T) {
 	m := &Matrix{Profile: ProfileSecurity, Rows: []*Summary{
 		{Target: "a", Results: []Result{{ID: "x/1", Category: "x", Status: "pass"}, {ID: "y/1", Category: "y", Status: "fail",
-			Details: []Failure{{Class: ClassLeak}, {Class: ClassEscape}}}}},
+			Details: []Failure{{Class: ClassHostPath}, {Class: ClassOutsideWrite}}}}},
 		{Target: "mcp:b {root}", Results: []Result{{ID: "x/1", Category: "x", Status: "skip"}}},
 	}}
 	var b bytes.Buffer
 	m.WriteMarkdown(&b)
 	md := b.String()
 	for _, want := range []string{"| target | x | y | total |", "| `a` | 1 / 0 / 0 | 0 / [**1**](#fail-a-y) / 0 | 1 / 1 / 0 |",
-		"| `mcp:b {root}` | 0 / 0 / 1 | – | 0 / 0 / 1 |", `<a id="fail-a-y"></a>`, "- `y/1` escape, leak"} {
+		"| `mcp:b {root}` | 0 / 0 / 1 | – | 0 / 0 / 1 |", `<a id="fail-a-y"></a>`, "- `y/1` outside_write, host_path"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
@@ -301,7 +301,7 @@ func TestMatrix(t *testing.T) {
 		t.Errorf("splice: %q, %v", out, err)
 	}
 	b.Reset()
-	if err := m.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"class": "escape"`) {
+	if err := m.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"class": "outside_write"`) {
 		t.Errorf("json: %v\n%s", err, b.String())
 	}
 }
@@ -331,8 +331,8 @@ func TestReferenceMCPServer(t *testing.T) {
 		if r.Status == "skip" {
 			continue
 		}
-		if c := classes(r); r.Status != "fail" || !c[ClassEscape] && !c[ClassLeak] {
-			t.Errorf("2025.3.28: %s: %s %v, want an escape or leak failure", r.ID, r.Status, r.Details)
+		if c := classes(r); r.Status != "fail" || !c[ClassOutsideWrite] && !c[ClassOutsideRead] && !c[ClassHostPath] {
+			t.Errorf("2025.3.28: %s: %s %v, want an outside_write, outside_read or host_path failure", r.ID, r.Status, r.Details)
 		}
 	}
 	s = run(latest, ProfileSecurity, cve)

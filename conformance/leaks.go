@@ -23,7 +23,7 @@ type canaryHit struct {
 // canaries collects the vector's canaries. A line or name that the workspace itself holds
 // (content, entry path or symlink target) is no canary: seeing it proves nothing.
 func (f *Fixture) canaries(v *Vector) canarySet {
-	outside := append(append([]Entry{}, defaultOutside...), v.Outside...)
+	outside := append(append(append(append([]Entry{}, defaultOutside...), v.Outside...), homeCanaries...), farCanaries...)
 	var inside strings.Builder
 	// The mounted tree is inside too: the model sees it at its mount point.
 	for _, e := range append(append([]Entry{}, v.Workspace...), v.Mounted...) {
@@ -66,12 +66,12 @@ func (c canarySet) find(v any, sent []string) []canaryHit {
 	for _, s := range stringsIn(v) {
 		for _, line := range c.contents {
 			if strings.Contains(s, line) && !strings.Contains(all, line) {
-				out = append(out, canaryHit{"bytes of a file outside the root (" + quoteShort([]byte(line)) + ")", s})
+				out = append(out, canaryHit{"bytes of a file outside the root (" + quoteShort([]byte(line)) + ")", around(s, line, 600)})
 			}
 		}
 		for _, name := range c.names {
 			if strings.Contains(s, name) && !strings.Contains(all, name) {
-				out = append(out, canaryHit{"the name of an entry outside the root (" + name + ")", s})
+				out = append(out, canaryHit{"the name of an entry outside the root (" + name + ")", around(s, name, 600)})
 			}
 		}
 	}
@@ -149,7 +149,7 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 		for _, re := range res {
 			t = re.ReplaceAllString(t, "$1")
 		}
-		if strings.Contains(t, f.Base) || strings.Contains(t, f.RealBase) {
+		if f.namesHost(t) {
 			out = append(out, s)
 		}
 	}
