@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Inspection is what the runner learns about a target once, before any vector runs: the tools it
@@ -72,7 +73,7 @@ func lookCommand(argv []string) error {
 }
 
 // destructiveName matches tool names that run commands or change, move or remove files in bulk.
-var destructiveName = regexp.MustCompile(`(?i)(^|_|-|\b)(run|exec|execute|command|shell|bash|sh|terminal|process|kill|delete|remove|rm|unlink|rmdir|move|rename|mv|copy|cp|compress|extract|zip|unzip|tar|archive|sync|rsync|chmod|chown|upload|download|install|eval)(s)?($|_|-|\b)`)
+var destructiveName = regexp.MustCompile(`(?i)(^|_|-|\b)(run|exec|execute|command|shell|bash|sh|terminal|process|kill|delete|remove|rm|unlink|rmdir|move|rename|mv|copy|cp|compress|extract|zip|unzip|tar|archive|sync|rsync|chmod|chown|upload|download|install|eval|write|append|truncate|overwrite|patch|replace|put|save)(s)?($|_|-|\b)`)
 
 // destructiveReason says why a tool may be destructive: annotations first, then its name.
 func destructiveReason(name string, destructiveHint, readOnlyHint *bool) string {
@@ -169,4 +170,98 @@ func absPaths(text string) []string {
 		}
 	}
 	return out
+}
+
+// Inspect starts the target once on a fresh fixture and reports its tools, the mapping's coverage
+// and warnings (`fsbox conformance inspect`). A target without a preflight of its own (server:,
+// inproc, bindings) is initialized once and its tools are read from the initialize result.
+func Inspect(ctx context.Context, o Options) (*Inspection, error) {
+	if o.Target == nil {
+		return nil, errors.New("no target")
+	}
+	if o.StepTimeout <= 0 {
+		o.StepTimeout = 20 * time.Second
+	}
+	root, made, err := canaryRoot(o.CanaryDir, o.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	o.CanaryDir = root
+	if made {
+		defer os.Remove(root)
+	}
+	if pf, ok := o.Target.(preflighter); ok {
+		in, err := preflight(ctx, pf, &o)
+		if err != nil || in != nil {
+			return in, err
+		}
+	}
+	return inspectByInitialize(ctx, &o)
+}
+
+// inspectByInitialize opens one session and lists the tools of the initialize result.
+func inspectByInitialize(ctx context.Context, o *Options) (*Inspection, error) {
+	base, err := os.MkdirTemp(o.TempDir, "fsconf-")
+	if err != nil {
+		return nil, err
+	}
+	cb, err := os.MkdirTemp(o.CanaryDir, "fsconf-")
+	if err != nil {
+		_ = os.RemoveAll(base)
+		return nil, err
+	}
+	fx, err := newFixtureIn(base, cb, &Vector{ID: "inspect"})
+	if fx == nil {
+		_ = os.RemoveAll(base)
+		_ = os.RemoveAll(cb)
+		return nil, err
+	}
+	defer fx.Cleanup()
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(withSessionEnv(ctx, fx.homeEnv()), o.StepTimeout)
+	defer cancel()
+	sess, err := o.Target.Open(sctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errPreflight, err)
+	}
+	res, rpcErr, err := sess.Start(sctx, StartParams{RootDir: fx.Root, Config: map[string]any{"root_dir": fx.Root}})
+	stderr := sess.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v%s", errPreflight, err, stderrNote(stderr))
+	}
+	if rpcErr != nil {
+		return nil, fmt.Errorf("%w: initialize failed: %s", errPreflight, show(rpcErr))
+	}
+	in := &Inspection{Target: o.Target.Name(), Coverage: map[string]string{}}
+	suite := map[string]bool{}
+	for _, t := range suiteTools() {
+		suite[t] = true
+	}
+	m, _ := res.(map[string]any)
+	listed := map[string]bool{}
+	for _, n := range toolNames(m["tools"]) {
+		name := asString(n)
+		listed[name] = true
+		info := ToolInfo{Name: name, Destructive: destructiveReason(name, nil, nil)}
+		if suite[name] {
+			info.From = []string{name}
+		} else {
+			in.NotGraded = append(in.NotGraded, info)
+		}
+		in.Tools = append(in.Tools, info)
+	}
+	for t := range suite {
+		if listed[t] {
+			in.Coverage[t] = t
+		} else {
+			in.Coverage[t] = "skipped: the target lists no tool " + t
+		}
+	}
+	sortNotGraded(in.NotGraded)
+	if sc, ok := sess.(strayCounter); ok {
+		in.StrayLines, in.StrayExcerpt = sc.strayLines().get()
+	}
+	return in, nil
 }

@@ -101,7 +101,9 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 		}
 	}
 	for _, s := range sent {
-		addPath(s)
+		for _, v := range sentForms(s) {
+			addPath(v)
+		}
 	}
 	link := func(e Entry) {
 		if e.Symlink != nil {
@@ -132,7 +134,7 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 	steps(vec.Steps)
 	var ks []string
 	for k := range known {
-		if strings.Contains(k, f.Base) || strings.Contains(k, f.RealBase) {
+		if f.namesHost(k) {
 			ks = append(ks, k)
 		}
 	}

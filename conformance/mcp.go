@@ -144,6 +144,30 @@ func subsetOf(want, got any) bool {
 	return show(want) == show(got)
 }
 
+// coverage says which server tool a suite tool becomes, given the tools the server lists, or
+// why its calls skip. Arguments are not considered: a call may still skip for an argument the
+// candidate has no counterpart for.
+func (m *ToolMapping) coverage(tool string, have map[string]bool) string {
+	cands, ok := m.Tools[tool]
+	if !ok {
+		if have[tool] {
+			return tool + " (same name, same arguments)"
+		}
+		return "skipped: the server lists no tool " + tool
+	}
+	if len(cands) == 0 {
+		return "skipped: the mapping gives " + tool + " no counterpart"
+	}
+	var names []string
+	for _, c := range cands {
+		if have[c.Tool] {
+			return c.Tool
+		}
+		names = append(names, c.Tool)
+	}
+	return "skipped: the server lists none of " + strings.Join(names, ", ")
+}
+
 // reaches lists, per server tool, the suite tools the mapping can send to it: every candidate,
 // and every suite tool without an entry (called by its own name).
 func (m *ToolMapping) reaches(suiteTools []string) map[string][]string {
@@ -338,9 +362,11 @@ func (t *mcpTarget) Preflight(ctx context.Context, fx *Fixture) (*Inspection, er
 	s := &mcpSession{t: t}
 	_, _, err := s.Start(ctx, StartParams{RootDir: fx.Root, Config: map[string]any{"root_dir": fx.Root}})
 	var allowed []string
+	allowedTool := ""
 	if err == nil {
 		for _, name := range []string{"list_allowed_directories", "list_roots", "get_allowed_directories"} {
 			if s.tools[name] {
+				allowedTool = name
 				res, cerr := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
 				if cerr == nil {
 					allowed = append(allowed, absPaths(mcpOutcome(res, nil).text())...)
@@ -360,17 +386,16 @@ func (t *mcpTarget) Preflight(ctx context.Context, fx *Fixture) (*Inspection, er
 	reach := t.mapping.reaches(suite)
 	for i := range in.Tools {
 		in.Tools[i].From = reach[in.Tools[i].Name]
+		if in.Tools[i].Name == allowedTool {
+			in.Tools[i].From = []string{"(the allowed-directory check)"}
+		}
 		if len(in.Tools[i].From) == 0 {
 			in.NotGraded = append(in.NotGraded, in.Tools[i])
 		}
 	}
 	sortNotGraded(in.NotGraded)
 	for _, tool := range suite {
-		if name, _, err := t.mapping.translate(tool, nil, s.tools, fx.Root); err != nil {
-			in.Coverage[tool] = "skipped: " + err.Error()
-		} else {
-			in.Coverage[tool] = name
-		}
+		in.Coverage[tool] = t.mapping.coverage(tool, s.tools)
 	}
 	in.AllowedDirs, in.Warnings = fx.allowedWarnings(allowed)
 	return in, nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -447,6 +448,7 @@ func (r *runner) run(ctx context.Context) (res Result) {
 			r.failf(ClassOutsideWrite, d.path, "%s", d.msg)
 		}
 	}
+	r.bad = dropNotRefusedWithEffect(r.bad)
 	if len(r.bad) > 0 {
 		res.Status, res.Details = "fail", r.bad
 		for _, f := range r.bad {
@@ -456,6 +458,26 @@ func (r *runner) run(ctx context.Context) (res Result) {
 		res.Status, res.Stderr = "pass", ""
 	}
 	return res
+}
+
+// dropNotRefusedWithEffect removes not_refused failures when the vector also has evidence of an
+// effect (outside bytes read, outside written, host path shown): not_refused means precisely
+// that no effect was seen, and the evidence is the more severe class.
+func dropNotRefusedWithEffect(bad []Failure) []Failure {
+	effect := false
+	for _, f := range bad {
+		effect = effect || f.Class == ClassOutsideWrite || f.Class == ClassOutsideRead || f.Class == ClassHostPath
+	}
+	if !effect {
+		return bad
+	}
+	out := bad[:0:0]
+	for _, f := range bad {
+		if f.Class != ClassNotRefused {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func tail(s string, n int) string {
@@ -912,7 +934,7 @@ func (r *runner) checkOutcome(label string, st *Step, out *Outcome, sent any) {
 	sent = []any{sent, out.Sent}
 	if r.security() {
 		if securityKinds[expectedKind(st.Error)] && out.Error == nil && !r.policy {
-			r.failf(ClassNotRefused, out.Result, "%s: succeeded, but the call must be refused (%s); no effect outside was seen", label, expectedKind(st.Error))
+			r.failf(ClassNotRefused, out.Result, "%s: succeeded, but the call must be refused (%s)", label, expectedKind(st.Error))
 		}
 		r.checkLeaks(label, out.Result, sent)
 		r.checkLeaks(label+": error", out.Error, sent)
@@ -1066,8 +1088,10 @@ func (r *runner) checkLeaks(label string, v any, sent any) {
 func (f *Fixture) leaks(v any, sent []string) []string {
 	var host []string
 	for _, s := range sent {
-		if f.namesHost(s) {
-			host = append(host, s)
+		for _, v := range sentForms(s) {
+			if f.namesHost(v) {
+				host = append(host, v)
+			}
 		}
 	}
 	sort.Slice(host, func(i, j int) bool { return len(host[i]) > len(host[j]) })
@@ -1084,6 +1108,20 @@ func (f *Fixture) leaks(v any, sent []string) []string {
 	return out
 }
 
+// sentForms are the spellings a sent string may come back in: as sent, quoted the way Go and JSON
+// escape control characters, and cut before the first control character (a reply that shows
+// "<path>\x00.png" still only echoes what was sent).
+func sentForms(s string) []string {
+	out := []string{s}
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		out = append(out, q[1:len(q)-1])
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }); i > 0 {
+		out = append(out, s[:i])
+	}
+	return out
+}
+
 func shorten(s string, f *Fixture) string {
 	i := -1
 	for _, b := range f.hostBases() {
@@ -1094,7 +1132,7 @@ func shorten(s string, f *Fixture) string {
 	if i < 0 {
 		return fmt.Sprintf("%q", excerpt(s, 200))
 	}
-	lo, hi := max(0, i-60), min(len(s), i+len(f.Base)+60)
+	lo, hi := max(0, i-60), min(len(s), i+len(f.Base)+120)
 	return fmt.Sprintf("%q", s[lo:hi])
 }
 
@@ -1197,25 +1235,72 @@ func (r *runner) rawLine(v any) ([]byte, error) {
 	return nil, fmt.Errorf("raw must be a string or a list of parts, got %s", show(v))
 }
 
-// WriteReport writes the run as JSON Lines: a header, one record per vector, a summary.
+// WriteReport writes a finished run as JSON Lines: a header, one record per vector, a summary.
 func WriteReport(w io.Writer, s *Summary, caps map[string]bool) error {
-	enc := json.NewEncoder(w)
-	p, f, sk, k := s.Counts()
-	if err := enc.Encode(map[string]any{"type": "header", "target": s.Target, "schema_hash": schemaHash(),
-		"capabilities": caps, "vectors": len(s.Results)}); err != nil {
+	rw := NewReportWriter(w)
+	if err := rw.Header(s.Target, s.Profile, caps, len(s.Results), s.Inspection); err != nil {
 		return err
 	}
 	for _, r := range s.Results {
-		rec := struct {
-			Type string `json:"type"`
-			Result
-		}{"result", r}
-		if err := enc.Encode(rec); err != nil {
+		if err := rw.Result(r); err != nil {
 			return err
 		}
 	}
-	return enc.Encode(map[string]any{"type": "summary", "passed": p, "failed": f, "skipped": sk,
-		"expected_failures": k, "stale_baseline": nonNilStrings(s.Stale)})
+	return rw.Summary(s)
+}
+
+// ReportWriter writes the JSON Lines report as the run goes: the header before the first vector,
+// each result as it ends (in the order they end), the summary last. A run that is interrupted
+// leaves a report of what it graded. Values in it are bounded (boundValue).
+type ReportWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// NewReportWriter writes to w.
+func NewReportWriter(w io.Writer) *ReportWriter { return &ReportWriter{enc: json.NewEncoder(w)} }
+
+// Header writes the header record; in is the preflight's inspection (nil: none).
+func (rw *ReportWriter) Header(target, profile string, caps map[string]bool, vectors int, in *Inspection) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	h := map[string]any{"type": "header", "target": target, "schema_hash": schemaHash(), "capabilities": caps,
+		"vectors": vectors, "profile": profile}
+	if in != nil {
+		h["inspection"] = in
+	}
+	return rw.enc.Encode(h)
+}
+
+// Result writes one vector's record.
+func (rw *ReportWriter) Result(r Result) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.enc.Encode(struct {
+		Type string `json:"type"`
+		Result
+	}{"result", r})
+}
+
+// Summary writes the closing record.
+func (rw *ReportWriter) Summary(s *Summary) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	p, f, sk, k := s.Counts()
+	rec := map[string]any{"type": "summary", "passed": p, "failed": f, "skipped": sk,
+		"expected_failures": k, "stale_baseline": nonNilStrings(s.Stale), "by_class": nonNilClasses(s.ByClass()),
+		"stray_stdout_lines": s.StrayLines}
+	if s.StrayExcerpt != "" {
+		rec["stray_stdout_excerpt"] = s.StrayExcerpt
+	}
+	return rw.enc.Encode(rec)
+}
+
+func nonNilClasses(c []ClassCount) []ClassCount {
+	if c == nil {
+		return []ClassCount{}
+	}
+	return c
 }
 
 func nonNilStrings(s []string) []string {
@@ -1244,7 +1329,7 @@ func WriteText(w io.Writer, s *Summary, verbose bool) {
 			rows[r.Category].known++
 		}
 	}
-	fmt.Fprintf(w, "conformance: %s\n\n", s.Target)
+	fmt.Fprintf(w, "conformance: %s (profile %s)\n\n", s.Target, s.Profile)
 	fmt.Fprintf(w, "%-16s %7s %7s %8s %6s\n", "category", "passed", "failed", "skipped", "known")
 	for _, c := range sortedKeys(rows) {
 		x := rows[c]
@@ -1254,9 +1339,9 @@ func WriteText(w io.Writer, s *Summary, verbose bool) {
 	for _, r := range s.Results {
 		switch {
 		case r.Status == "fail":
-			fmt.Fprintf(w, "FAIL %s\n", r.ID)
+			fmt.Fprintf(w, "FAIL %s (%s)\n", r.ID, r.WorstClass())
 			for _, f := range r.Failures {
-				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(f, "\n", "\n    "))
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(excerpt(f, maxMessageBytes), "\n", "\n    "))
 			}
 			if verbose && r.Stderr != "" {
 				fmt.Fprintf(w, "    stderr:\n      %s\n", strings.ReplaceAll(strings.TrimSpace(r.Stderr), "\n", "\n      "))
@@ -1272,9 +1357,70 @@ func WriteText(w io.Writer, s *Summary, verbose bool) {
 	for _, e := range s.Stale {
 		fmt.Fprintf(w, "FAIL baseline entry %q matches no vector; remove it\n", e)
 	}
+	WriteNotes(w, s)
 	p, f, sk, k := s.Counts()
 	if k > 0 {
 		fmt.Fprintf(w, "%d known failures (listed in the baseline)\n", k)
 	}
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", p, f, sk)
+}
+
+// WriteNotes prints what the grade cannot show by itself: the failed vectors by their most severe
+// class, stray stdout lines, the preflight's warnings and the tools nothing graded.
+func WriteNotes(w io.Writer, s *Summary) {
+	if bc := s.ByClass(); len(bc) > 0 {
+		fmt.Fprintf(w, "\nfailed vectors by their most severe class (most severe first):\n")
+		for _, c := range bc {
+			fmt.Fprintf(w, "  %-16s %d\n", c.Class, c.Vectors)
+		}
+	}
+	if s.StrayLines > 0 {
+		fmt.Fprintf(w, "\nnote: the target wrote %d line(s) on stdout that are not JSON; they were skipped and grading went on. The first: %q\n",
+			s.StrayLines, s.StrayExcerpt)
+	}
+	in := s.Inspection
+	if in == nil {
+		return
+	}
+	for _, warn := range in.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+	if len(in.NotGraded) > 0 {
+		fmt.Fprintf(w, "\nnot graded: %d tool(s) the target lists that no mapping covers; nothing in this grade says they are contained:\n", len(in.NotGraded))
+		for _, t := range in.NotGraded {
+			if t.Destructive != "" {
+				fmt.Fprintf(w, "  %s  (destructive or runs commands, by %s)\n", t.Name, t.Destructive)
+			} else {
+				fmt.Fprintf(w, "  %s\n", t.Name)
+			}
+		}
+	}
+}
+
+// WriteInspection prints an inspection: the target's tools, the mapping's coverage of the suite's
+// tools, what is not graded, and the warnings.
+func WriteInspection(w io.Writer, in *Inspection) {
+	fmt.Fprintf(w, "target: %s\n\ntools the target lists (%d):\n", in.Target, len(in.Tools))
+	for _, t := range in.Tools {
+		from := "not graded"
+		if len(t.From) > 0 {
+			from = "graded as " + strings.Join(t.From, ", ")
+		}
+		mark := ""
+		if t.Destructive != "" {
+			mark = "  [destructive or runs commands, by " + t.Destructive + "]"
+		}
+		fmt.Fprintf(w, "  %-28s %s%s\n", t.Name, from, mark)
+	}
+	if len(in.Coverage) > 0 {
+		fmt.Fprintf(w, "\nsuite tools and what they become (vectors calling a skipped tool skip):\n")
+		for _, k := range sortedKeys(in.Coverage) {
+			fmt.Fprintf(w, "  %-20s → %s\n", k, in.Coverage[k])
+		}
+	}
+	if len(in.AllowedDirs) > 0 {
+		fmt.Fprintf(w, "\nthe target's own allowed-directory listing: %s\n", strings.Join(in.AllowedDirs, ", "))
+	}
+	s := &Summary{Inspection: in, StrayLines: in.StrayLines, StrayExcerpt: in.StrayExcerpt}
+	WriteNotes(w, s)
 }
