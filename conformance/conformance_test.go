@@ -181,10 +181,10 @@ func TestNaiveServerFails(t *testing.T) {
 	// fail, and for the reason given.
 	why := map[string]string{
 		"traversal/read_file-dotdot":                  "succeeded",
-		"traversal/write_file-new-dotdot":             "escape: outside tree: elsewhere/new.txt was created",
-		"traversal/write_file-new-abs-prefix-sibling": "escape: outside tree: ws-outside/new.txt was created",
+		"traversal/write_file-new-dotdot":             "outside_write: outside tree: elsewhere/new.txt was created",
+		"traversal/write_file-new-abs-prefix-sibling": "outside_write: outside tree: ws-outside/new.txt was created",
 		"symlinks/read_file-rel-file":                 "succeeded",
-		"symlinks/write_file-existing-rel-file":       "escape: outside tree: elsewhere/secret.txt changed",
+		"symlinks/write_file-existing-rel-file":       "outside_write: outside tree: elsewhere/secret.txt changed",
 		"symlinks/walkers-search-files":               "SECRET",
 		"stale/write-after-outside-change":            "want error",
 		"stale/concurrent-writers-same-hash":          `outcomes {"ok":2}`,

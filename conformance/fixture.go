@@ -42,7 +42,7 @@ type Fixture struct {
 
 // homeCanaries are the fake $HOME's files: a key a careless allowlist hands out.
 var homeCanaries = []Entry{
-	{Path: ".ssh/id_ed25519", Content: Content{Text: ptr("FAKE HOME PRIVATE KEY canary\n")}},
+	{Path: ".ssh/id_fsbox_canary", Content: Content{Text: ptr("FAKE HOME PRIVATE KEY canary\n")}},
 	{Path: "home-notes.txt", Content: Content{Text: ptr("HOME CANARY notes\n")}},
 }
 
@@ -61,6 +61,9 @@ var defaultOutside = []Entry{
 	{Path: "secret.txt", Content: Content{Text: ptr("TOP SECRET outside\n")}},
 	{Path: "sub", Dir: true},
 	{Path: "sub/deep.txt", Content: Content{Text: ptr("deep outside\n")}},
+	// A name no workspace holds or links to: a listing of an outside directory shows it even when
+	// every other name there is one the model could guess from a link's target.
+	{Path: "outside-canary-name.txt", Content: Content{Text: ptr("NAME CANARY outside\n")}},
 }
 
 func ptr[T any](v T) *T { return &v }

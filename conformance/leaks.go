@@ -23,7 +23,18 @@ type canaryHit struct {
 // canaries collects the vector's canaries. A line or name that the workspace itself holds
 // (content, entry path or symlink target) is no canary: seeing it proves nothing.
 func (f *Fixture) canaries(v *Vector) canarySet {
-	outside := append(append(append(append([]Entry{}, defaultOutside...), v.Outside...), homeCanaries...), farCanaries...)
+	outside := append(append([]Entry{}, defaultOutside...), v.Outside...)
+	// The fake home's and far tree's bytes are canaries; of their names only the distinctive
+	// ones (".ssh" is named by fsbox's own default policy, which the schema shows).
+	var contentOnly []Entry
+	for _, e := range append(append([]Entry{}, homeCanaries...), farCanaries...) {
+		e.Path = path.Base(e.Path)
+		if e.Path == ".ssh" {
+			continue
+		}
+		contentOnly = append(contentOnly, e)
+	}
+	outside = append(outside, contentOnly...)
 	var inside strings.Builder
 	// The mounted tree is inside too: the model sees it at its mount point.
 	for _, e := range append(append([]Entry{}, v.Workspace...), v.Mounted...) {

@@ -448,7 +448,6 @@ func (r *runner) run(ctx context.Context) (res Result) {
 			r.failf(ClassOutsideWrite, d.path, "%s", d.msg)
 		}
 	}
-	r.bad = dropNotRefusedWithEffect(r.bad)
 	if len(r.bad) > 0 {
 		res.Status, res.Details = "fail", r.bad
 		for _, f := range r.bad {
@@ -458,26 +457,6 @@ func (r *runner) run(ctx context.Context) (res Result) {
 		res.Status, res.Stderr = "pass", ""
 	}
 	return res
-}
-
-// dropNotRefusedWithEffect removes not_refused failures when the vector also has evidence of an
-// effect (outside bytes read, outside written, host path shown): not_refused means precisely
-// that no effect was seen, and the evidence is the more severe class.
-func dropNotRefusedWithEffect(bad []Failure) []Failure {
-	effect := false
-	for _, f := range bad {
-		effect = effect || f.Class == ClassOutsideWrite || f.Class == ClassOutsideRead || f.Class == ClassHostPath
-	}
-	if !effect {
-		return bad
-	}
-	out := bad[:0:0]
-	for _, f := range bad {
-		if f.Class != ClassNotRefused {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func tail(s string, n int) string {
