@@ -310,4 +310,20 @@ func TestCLI(t *testing.T) {
 	if _, code = run("--target", "nonsense"); code != 2 {
 		t.Errorf("unknown target: exit %d, want 2", code)
 	}
+	// A mistyped command fails once, before any vector; an mcp: target is graded by the security
+	// profile unless told otherwise, with progress on stderr.
+	out, code = run("--target", "mcp:/no/such/server {root}")
+	if code != 1 || strings.Count(out, "no vector ran") != 1 || strings.Count(out, "\n") > 3 {
+		t.Errorf("mistyped command: exit %d, output:\n%s", code, out)
+	}
+	fixture := buildMCPFixture(t)
+	out, code = run("--target", "mcp:"+fixture+" {root}", "--filter", "canaries/**")
+	if code != 0 || !strings.Contains(out, "(profile security)") || !strings.Contains(out, "5/5 vectors done") {
+		t.Errorf("mcp target: exit %d, output:\n%s", code, out)
+	}
+	cmd := exec.Command(bin, "conformance", "inspect", "--target", "mcp:"+fixture+" -allow-home {root}")
+	b, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "read_file            → read_text_file") || !strings.Contains(string(b), "warning: the server's own allowed-directory listing names <home>") {
+		t.Errorf("inspect: %v\n%s", err, b)
+	}
 }
