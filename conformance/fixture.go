@@ -54,7 +54,8 @@ var farCanaries = []Entry{
 // fixtureNames are the entries the runner itself makes in a fixture's base; anything else that
 // appears there is a stray file beside the root.
 var fixtureNames = map[string]bool{"ws": true, "ws-outside": true, "elsewhere": true, "mounted": true,
-	"wslink": true, "host-config.json": true, "home": true, "far": true}
+	"wslink": true, "host-config.json": true, "home": true, "far": true,
+	"fsbox-with-host-config": true} // binding.go's wrapper beside host-config.json
 
 // defaultOutside is always present in the sibling tree.
 var defaultOutside = []Entry{
