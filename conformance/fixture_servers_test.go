@@ -179,8 +179,8 @@ func TestFixtureAllowingHome(t *testing.T) {
 	for _, tool := range in.NotGraded {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, ","); got != "copy_file,run_command,list_directory" && !strings.HasPrefix(got, "copy_file,run_command") {
-		t.Errorf("not graded %q, want copy_file and run_command first", got)
+	if got := strings.Join(names, ","); got != "copy_file,run_command,checksum_file" {
+		t.Errorf("not graded %q, want the destructive copy_file and run_command first", got)
 	}
 	if bc := s.ByClass(); len(bc) == 0 || bc[0].Class != ClassOutsideWrite {
 		t.Errorf("by class %v, want outside_write first", bc)
@@ -279,7 +279,7 @@ func TestInspect(t *testing.T) {
 	if in.Coverage["read_file"] != "read_text_file" || !strings.HasPrefix(in.Coverage["file_info"], "skipped") {
 		t.Errorf("coverage %v", in.Coverage)
 	}
-	if len(in.NotGraded) != 2 || in.NotGraded[0].Destructive == "" || len(in.Warnings) != 0 {
+	if len(in.NotGraded) != 3 || in.NotGraded[1].Destructive == "" || in.NotGraded[2].Name != "checksum_file" || len(in.Warnings) != 0 {
 		t.Errorf("not graded %+v, warnings %v", in.NotGraded, in.Warnings)
 	}
 	var b bytes.Buffer

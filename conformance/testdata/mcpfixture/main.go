@@ -12,7 +12,7 @@
 // Replies echo the path argument as the client sent it (absolute, through the mapping), as the
 // reference server does: the grader must not count that as a host path.
 //
-// It lists run_command and copy_file too, which no mapping covers, so the grader must list them as
+// It lists run_command, copy_file and checksum_file too, which no mapping covers, so the grader must list them as
 // not graded. It is test data for TestGraderFixtureServers; never ship anything like it.
 package main
 
@@ -143,6 +143,7 @@ func main() {
 	})
 	add("run_command", false, func(map[string]any) (string, error) { return "", fmt.Errorf("not here") })
 	add("copy_file", false, func(map[string]any) (string, error) { return "", fmt.Errorf("not here") })
+	add("checksum_file", false, func(map[string]any) (string, error) { return "", fmt.Errorf("not here") })
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
