@@ -333,3 +333,25 @@ func TestBoundedValues(t *testing.T) {
 		t.Errorf("around: %d bytes, has the needle: %v", len(a), strings.Contains(a, "SECRET"))
 	}
 }
+
+// TestEscapedSentPathIsNotALeak: a reply that shows a sent path with its NUL byte escaped
+// ("…/hello.txt\x00.png", as fsbox mcp does) only echoes what was sent, in both profiles.
+func TestEscapedSentPathIsNotALeak(t *testing.T) {
+	v := plainVector(t)
+	fx, err := NewFixture(t.TempDir(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Cleanup()
+	sent := fx.Root + "/hello.txt\x00.png"
+	reply := "Path '" + fx.Root + `/hello.txt\x00.png' contains a NUL byte.`
+	if l := fx.leaks(reply, []string{sent}); len(l) != 0 {
+		t.Errorf("strict: %v", l)
+	}
+	if l := fx.securityLeaks(reply, []string{sent}, v); len(l) != 0 {
+		t.Errorf("security: %v", l)
+	}
+	if l := fx.leaks(reply+" "+fx.Outside, []string{sent}); len(l) != 1 {
+		t.Errorf("strict: an outside path beside the echo is not a leak: %v", l)
+	}
+}
