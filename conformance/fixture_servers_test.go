@@ -248,10 +248,10 @@ func TestSkippingVectorsStartNoServer(t *testing.T) {
 }
 
 // TestMistypedCommandFailsOnce: a command that does not exist, or a server that exits at once,
-// fails the run once, before any vector, for mcp: and server: targets.
+// fails the run once, before any vector, for mcp:, server: and adapter: targets.
 func TestMistypedCommandFailsOnce(t *testing.T) {
-	for _, spec := range []string{"mcp:/no/such/server {root}", "mcp:sh -c 'exit 3' {root}", "server:/no/such/server serve"} {
-		target, err := ParseTarget(spec, TargetOptions{})
+	for _, spec := range []string{"mcp:/no/such/server {root}", "mcp:sh -c 'exit 3' {root}", "server:/no/such/server serve", "adapter:/no/such/adapter"} {
+		target, err := ParseTarget(spec, TargetOptions{Binary: "/bin/true"})
 		if err != nil {
 			t.Fatal(err)
 		}
