@@ -31,7 +31,7 @@ for v in "${versions[@]}"; do
 	installed=$(node -p "require('./bin/reference-mcp/$v/node_modules/$pkg/package.json').version")
 	ref+=(--target "mcp:node bin/reference-mcp/$v/$entry {root}" --label "server-filesystem $installed")
 done
-ref+=(--target "mcp:$bin mcp {root}" --label "fsbox mcp")
+ref+=(--target "mcp:$bin mcp {root}" --label "fsbox mcp (reference mapping)")
 
 fsbox=(--target inproc --label inproc --target "server:$bin serve" --label "fsbox serve" --target binding:go --label binding:go)
 missing=()
@@ -67,7 +67,7 @@ Run the script again to regenerate this page; nothing here is edited by hand. Ho
 the \`reference\` mapping and the security profile (its default). fsbox's own \`fsbox mcp {root}\` is
 graded the same way in the last row, through the same mapping.
 
-| version | published | what it is |
+| version | published (as the npm registry reached from here reports it) | what it is |
 |---|---|---|
 | 2025.3.28 | $(published 2025.3.28) | vulnerable: CVE-2025-53110 (containment by string prefix) and CVE-2025-53109 (a final symlink leading outside is followed) |
 | 2025.7.1 | $(published 2025.7.1) | the first version with both fixed |
