@@ -69,9 +69,16 @@ func LoadBaseline(nameOrPath string) (*Baseline, error) {
 	return ParseBaseline(nameOrPath, data)
 }
 
-// apply marks results against the baseline and returns stale entries: those matching no vector
-// of the whole suite, and globs that match too many.
+// apply marks results against the baseline and returns stale entries (see stale).
 func (b *Baseline) apply(results []Result, all []*Vector) []string {
+	for i := range results {
+		b.mark(&results[i])
+	}
+	return b.stale(all)
+}
+
+// stale returns the entries matching no vector of the whole suite, and globs that match too many.
+func (b *Baseline) stale(all []*Vector) []string {
 	var stale []string
 	for _, e := range b.Entries {
 		n := 0
@@ -87,24 +94,25 @@ func (b *Baseline) apply(results []Result, all []*Vector) []string {
 			stale = append(stale, fmt.Sprintf("%s (matches %d vectors, more than %d)", e.Pattern, n, maxGlobMatches))
 		}
 	}
-	for i := range results {
-		r := &results[i]
-		for _, e := range b.Entries {
-			if ok, _ := doublestar.Match(e.Pattern, r.ID); !ok {
-				continue
-			}
-			switch r.Status {
-			case "fail":
-				r.Status, r.Reason = "xfail", e.Reason
-			case "pass":
-				if !e.flaky() {
-					r.Status, r.Reason = "xpass", e.Reason
-				}
-			}
-			break
-		}
-	}
 	return stale
+}
+
+// mark turns a failure the baseline lists into xfail and a listed pass into xpass (unless flaky).
+func (b *Baseline) mark(r *Result) {
+	for _, e := range b.Entries {
+		if ok, _ := doublestar.Match(e.Pattern, r.ID); !ok {
+			continue
+		}
+		switch r.Status {
+		case "fail":
+			r.Status, r.Reason = "xfail", e.Reason
+		case "pass":
+			if !e.flaky() {
+				r.Status, r.Reason = "xpass", e.Reason
+			}
+		}
+		return
+	}
 }
 
 // DefaultBaseline names the embedded baseline of a target spec: "inproc", "binding-<lang>", and

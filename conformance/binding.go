@@ -375,3 +375,12 @@ func adapterOutcome(out map[string]any) *Outcome {
 type skipError struct{ reason string }
 
 func (e *skipError) Error() string { return "skipped: " + e.reason }
+
+// Preflight checks once, before any vector, that an adapter: command exists (a binding's missing
+// pieces are named by its own preparation).
+func (t *bindingTarget) Preflight(ctx context.Context, fx *Fixture) (*Inspection, error) {
+	if t.name != "" {
+		return nil, lookCommand(t.argv)
+	}
+	return nil, nil
+}

@@ -181,10 +181,10 @@ func TestNaiveServerFails(t *testing.T) {
 	// fail, and for the reason given.
 	why := map[string]string{
 		"traversal/read_file-dotdot":                  "succeeded",
-		"traversal/write_file-new-dotdot":             "escape: outside tree: elsewhere/new.txt was created",
-		"traversal/write_file-new-abs-prefix-sibling": "escape: outside tree: ws-outside/new.txt was created",
+		"traversal/write_file-new-dotdot":             "outside_write: outside tree: elsewhere/new.txt was created",
+		"traversal/write_file-new-abs-prefix-sibling": "outside_write: outside tree: ws-outside/new.txt was created",
 		"symlinks/read_file-rel-file":                 "succeeded",
-		"symlinks/write_file-existing-rel-file":       "escape: outside tree: elsewhere/secret.txt changed",
+		"symlinks/write_file-existing-rel-file":       "outside_write: outside tree: elsewhere/secret.txt changed",
 		"symlinks/walkers-search-files":               "SECRET",
 		"stale/write-after-outside-change":            "want error",
 		"stale/concurrent-writers-same-hash":          `outcomes {"ok":2}`,
@@ -309,5 +309,21 @@ func TestCLI(t *testing.T) {
 	}
 	if _, code = run("--target", "nonsense"); code != 2 {
 		t.Errorf("unknown target: exit %d, want 2", code)
+	}
+	// A mistyped command fails once, before any vector; an mcp: target is graded by the security
+	// profile unless told otherwise, with progress on stderr.
+	out, code = run("--target", "mcp:/no/such/server {root}")
+	if code != 1 || strings.Count(out, "no vector ran") != 1 || strings.Count(out, "\n") > 3 {
+		t.Errorf("mistyped command: exit %d, output:\n%s", code, out)
+	}
+	fixture := buildMCPFixture(t)
+	out, code = run("--target", "mcp:"+fixture+" {root}", "--filter", "canaries/**")
+	if code != 0 || !strings.Contains(out, "(profile security)") || !strings.Contains(out, "5/5 vectors done") {
+		t.Errorf("mcp target: exit %d, output:\n%s", code, out)
+	}
+	cmd := exec.Command(bin, "conformance", "inspect", "--target", "mcp:"+fixture+" -allow-home {root}")
+	b, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "read_file            → read_text_file") || !strings.Contains(string(b), "warning: the server's own allowed-directory listing names <home>") {
+		t.Errorf("inspect: %v\n%s", err, b)
 	}
 }

@@ -32,23 +32,58 @@ type Fixture struct {
 	RootArg string
 	// RealBase is Base with symlinks resolved (the temp dir may itself be reached through one).
 	RealBase string
+	// Home is the fake $HOME the runner gives the servers it starts ({{home}}), and Far a canary
+	// tree outside the temp directory ({{far}}): a server that allows all of $HOME, or everything
+	// but the temp directory, is caught reading or writing there. Both live below CanaryBase, a
+	// directory of the runner's own outside the temp directory (Options.CanaryDir); without one
+	// (NewFixture) they are <base>/home and <base>/far.
+	Home, Far, CanaryBase string
 }
+
+// homeCanaries are the fake $HOME's files: a key a careless allowlist hands out.
+var homeCanaries = []Entry{
+	{Path: ".ssh/id_fsbox_canary", Content: Content{Text: ptr("FAKE HOME PRIVATE KEY canary\n")}},
+	{Path: "home-notes.txt", Content: Content{Text: ptr("HOME CANARY notes\n")}},
+}
+
+// farCanaries are the files of the canary tree outside the temp directory.
+var farCanaries = []Entry{
+	{Path: "far-secret.txt", Content: Content{Text: ptr("FAR CANARY beyond the temp directory\n")}},
+}
+
+// fixtureNames are the entries the runner itself makes in a fixture's base; anything else that
+// appears there is a stray file beside the root.
+var fixtureNames = map[string]bool{"ws": true, "ws-outside": true, "elsewhere": true, "mounted": true,
+	"wslink": true, "host-config.json": true, "home": true, "far": true,
+	"fsbox-with-host-config": true} // binding.go's wrapper beside host-config.json
 
 // defaultOutside is always present in the sibling tree.
 var defaultOutside = []Entry{
 	{Path: "secret.txt", Content: Content{Text: ptr("TOP SECRET outside\n")}},
 	{Path: "sub", Dir: true},
 	{Path: "sub/deep.txt", Content: Content{Text: ptr("deep outside\n")}},
+	// A name no workspace holds or links to: a listing of an outside directory shows it even when
+	// every other name there is one the model could guess from a link's target.
+	{Path: "outside-canary-name.txt", Content: Content{Text: ptr("NAME CANARY outside\n")}},
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// NewFixture builds the vector's tree below base.
-func NewFixture(base string, v *Vector) (*Fixture, error) {
+// NewFixture builds the vector's tree below base, the fake $HOME and far canaries included.
+func NewFixture(base string, v *Vector) (*Fixture, error) { return newFixtureIn(base, "", v) }
+
+// newFixtureIn builds the vector's tree below base and its fake $HOME and far canary tree below
+// canaryBase ("": below base too).
+func newFixtureIn(base, canaryBase string, v *Vector) (*Fixture, error) {
 	f := &Fixture{Base: base, Root: filepath.Join(base, "ws"), Outside: filepath.Join(base, "ws-outside"),
-		Elsewhere: filepath.Join(base, "elsewhere"), Mounted: filepath.Join(base, "mounted")}
+		Elsewhere: filepath.Join(base, "elsewhere"), Mounted: filepath.Join(base, "mounted"), CanaryBase: canaryBase}
+	cb := canaryBase
+	if cb == "" {
+		cb = base
+	}
+	f.Home, f.Far = filepath.Join(cb, "home"), filepath.Join(cb, "far")
 	f.RootArg = f.Root
-	for _, d := range []string{f.Root, f.Outside, f.Elsewhere, f.Mounted} {
+	for _, d := range []string{f.Root, f.Outside, f.Elsewhere, f.Mounted, f.Home, f.Far} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -61,6 +96,12 @@ func NewFixture(base string, v *Vector) (*Fixture, error) {
 		if err := f.create(d, append(append([]Entry{}, defaultOutside...), v.Outside...)); err != nil {
 			return nil, fmt.Errorf("outside tree: %w", err)
 		}
+	}
+	if err := f.create(f.Home, homeCanaries); err != nil {
+		return nil, fmt.Errorf("fake home: %w", err)
+	}
+	if err := f.create(f.Far, farCanaries); err != nil {
+		return nil, fmt.Errorf("far canaries: %w", err)
 	}
 	if err := f.create(f.Root, v.Workspace); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
@@ -77,8 +118,35 @@ func NewFixture(base string, v *Vector) (*Fixture, error) {
 	return f, nil
 }
 
-// OutsideTrees are the trees outside the root, which nothing may read or change.
+// OutsideTrees are the trees outside the root that hold the default canaries.
 func (f *Fixture) OutsideTrees() []string { return []string{f.Outside, f.Elsewhere} }
+
+// watchedTrees are every tree outside the root that nothing may change: the outside trees, the
+// fake $HOME and the far canaries.
+func (f *Fixture) watchedTrees() []string { return []string{f.Outside, f.Elsewhere, f.Home, f.Far} }
+
+// hostBases are the directories whose paths no reply may name: the fixture's base and the
+// canary base, as given and resolved.
+func (f *Fixture) hostBases() []string {
+	out := []string{f.Base, f.RealBase}
+	if f.CanaryBase != "" {
+		out = append(out, f.CanaryBase)
+		if r, err := filepath.EvalSymlinks(f.CanaryBase); err == nil && r != f.CanaryBase {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// namesHost reports whether s contains one of the fixture's host directories.
+func (f *Fixture) namesHost(s string) bool {
+	for _, b := range f.hostBases() {
+		if b != "" && strings.Contains(s, b) {
+			return true
+		}
+	}
+	return false
+}
 
 // Expand replaces {{root}}, {{outside}} (the prefix sibling) and {{elsewhere}} in s with the
 // fixture's absolute paths.
@@ -87,7 +155,7 @@ func (f *Fixture) Expand(s string) string {
 		return s
 	}
 	return strings.NewReplacer("{{root}}", f.Root, "{{outside}}", f.Outside, "{{elsewhere}}", f.Elsewhere,
-		"{{mounted}}", f.Mounted, "{{root_arg}}", f.RootArg).Replace(s)
+		"{{mounted}}", f.Mounted, "{{root_arg}}", f.RootArg, "{{home}}", f.Home, "{{far}}", f.Far).Replace(s)
 }
 
 // ExpandAll applies Expand to every string in a decoded JSON value.
@@ -294,7 +362,8 @@ func (f *Fixture) checkIn(dir, what string, entries []Entry) []string {
 }
 
 func redactErr(err error, f *Fixture) string {
-	return strings.NewReplacer(f.Root, "<root>", f.Outside, "<outside>", f.Elsewhere, "<elsewhere>", f.Mounted, "<mounted>").Replace(err.Error())
+	return strings.NewReplacer(f.Root, "<root>", f.Outside, "<outside>", f.Elsewhere, "<elsewhere>", f.Mounted, "<mounted>",
+		f.Home, "<home>", f.Far, "<far>").Replace(err.Error())
 }
 
 func quoteShort(b []byte) string {
@@ -340,16 +409,35 @@ func Snapshot(dir string) (map[string]string, error) {
 	return out, err
 }
 
-// snapshotOutside records both outside trees, keyed by path below the fixture's base.
+// snapshotOutside records every watched tree (keyed by the tree's name and the path below it)
+// and whatever stands beside the root in the root's parent that the runner did not put there
+// (keyed "beside the root/<name>"): a server's temporary file next to the root shows up there.
 func (f *Fixture) snapshotOutside() (map[string]string, error) {
 	out := map[string]string{}
-	for _, d := range f.OutsideTrees() {
+	add := func(d, name string) error {
 		snap, err := Snapshot(d)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for k, v := range snap {
-			out[filepath.ToSlash(filepath.Join(filepath.Base(d), k))] = v
+			out[filepath.ToSlash(filepath.Join(name, k))] = v
+		}
+		return nil
+	}
+	for _, d := range f.watchedTrees() {
+		if err := add(d, filepath.Base(d)); err != nil {
+			return nil, err
+		}
+	}
+	ents, err := os.ReadDir(f.Base)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if !fixtureNames[e.Name()] {
+			if err := add(filepath.Join(f.Base, e.Name()), "beside the root/"+e.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -385,6 +473,9 @@ func (f *Fixture) Cleanup() error {
 		}
 		return nil
 	})
+	if f.CanaryBase != "" {
+		_ = os.RemoveAll(f.CanaryBase)
+	}
 	return os.RemoveAll(f.Base)
 }
 

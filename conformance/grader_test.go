@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,9 +69,11 @@ func alive(pid int) bool {
 }
 
 // TestMisbehavingServersEndTheirVectors: a server that stalls while a child of its own holds its
-// pipes, one that exits at once and one that writes garbage each end their vector within the
-// timeouts, with a timeout or crash failure, and the stalled server's child is killed with it.
-// On a runner that waits for the pipes to close, the first case never ends.
+// pipes, one that exits at once and one that writes nothing but stray lines each end their vector
+// within the timeouts, with a hang or crash failure, and the stalled server's child is killed with
+// it. On a runner that waits for the pipes to close, the first case never ends. For mcp: targets
+// the same servers fail the preflight: the run ends with one error before any vector, and the
+// stalled server's child is killed there too.
 func TestMisbehavingServersEndTheirVectors(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to see the child")
@@ -82,7 +85,7 @@ func TestMisbehavingServersEndTheirVectors(t *testing.T) {
 	}{
 		{"stall-with-child", "sh -c 'sleep 400 & echo $! > " + pidFile + "; exec sleep 300'", ClassTimeout},
 		{"exit-at-once", "sh -c 'exit 3'", ClassCrash},
-		{"garbage", "sh -c 'while :; do echo not json; sleep 0.05; done'", ClassCrash},
+		{"garbage", "sh -c 'while :; do echo not json; sleep 0.05; done'", ClassTimeout},
 	}
 	for _, c := range cases {
 		for _, kind := range []string{"server", "mcp"} {
@@ -98,11 +101,28 @@ func TestMisbehavingServersEndTheirVectors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s := runWatched(t, Options{Target: target, Vectors: []*Vector{plainVector(t)},
-					StepTimeout: time.Second, VectorTimeout: 10 * time.Second, TempDir: t.TempDir()})
-				r := s.Results[0]
-				if r.Status != "fail" || !classes(r)[c.want] {
-					t.Errorf("result %s %+v, want a %s failure", r.Status, r.Details, c.want)
+				o := Options{Target: target, Vectors: []*Vector{plainVector(t)},
+					StepTimeout: time.Second, VectorTimeout: 10 * time.Second, TempDir: t.TempDir(), CanaryDir: canaryDirFor(t)}
+				if kind == "mcp" {
+					done := make(chan error, 1)
+					go func() { _, err := Run(context.Background(), o); done <- err }()
+					select {
+					case err := <-done:
+						if !errors.Is(err, errPreflight) {
+							t.Errorf("run error %v, want the preflight's", err)
+						}
+					case <-time.After(2 * time.Minute):
+						t.Fatal("the preflight hangs")
+					}
+				} else {
+					s := runWatched(t, o)
+					r := s.Results[0]
+					if r.Status != "fail" || !classes(r)[c.want] {
+						t.Errorf("result %s %+v, want a %s failure", r.Status, r.Details, c.want)
+					}
+					if c.name == "garbage" && s.StrayLines == 0 {
+						t.Error("the stray lines are not counted")
+					}
 				}
 				if b, err := os.ReadFile(pidFile); err == nil {
 					pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -137,8 +157,8 @@ func TestPrefixBugFailsOnlyPrefixVectors(t *testing.T) {
 		}
 		if r.Status == "fail" {
 			failed = append(failed, r.ID)
-			if c := classes(r); prefix && !c[ClassEscape] && !c[ClassLeak] {
-				t.Errorf("%s fails with %v, want escape or leak", r.ID, r.Details)
+			if prefix && !securityClasses[r.WorstClass()] {
+				t.Errorf("%s fails with %v, want a containment class", r.ID, r.Details)
 			}
 			if !prefix {
 				t.Errorf("%s fails for a server whose only bug is the prefix check: %v", r.ID, r.Failures)
@@ -276,7 +296,7 @@ func TestTags(t *testing.T) {
 		t.Errorf("CVE-2025-53110 selects %d vectors: %v", len(prefix), prefix)
 	}
 	v := plainVector(t)
-	if got := v.AllTags(m); strings.Join(got, ",") != "read_file,t" {
+	if got := v.AllTags(m); strings.Join(got, ",") != "read_file,security,t" {
 		t.Errorf("derived tags %v", got)
 	}
 }
@@ -284,14 +304,14 @@ func TestTags(t *testing.T) {
 func TestMatrix(t *testing.T) {
 	m := &Matrix{Profile: ProfileSecurity, Rows: []*Summary{
 		{Target: "a", Results: []Result{{ID: "x/1", Category: "x", Status: "pass"}, {ID: "y/1", Category: "y", Status: "fail",
-			Details: []Failure{{Class: ClassLeak}, {Class: ClassEscape}}}}},
+			Details: []Failure{{Class: ClassHostPath}, {Class: ClassOutsideWrite}}}}},
 		{Target: "mcp:b {root}", Results: []Result{{ID: "x/1", Category: "x", Status: "skip"}}},
 	}}
 	var b bytes.Buffer
 	m.WriteMarkdown(&b)
 	md := b.String()
 	for _, want := range []string{"| target | x | y | total |", "| `a` | 1 / 0 / 0 | 0 / [**1**](#fail-a-y) / 0 | 1 / 1 / 0 |",
-		"| `mcp:b {root}` | 0 / 0 / 1 | – | 0 / 0 / 1 |", `<a id="fail-a-y"></a>`, "- `y/1` escape, leak"} {
+		"| `mcp:b {root}` | 0 / 0 / 1 | – | 0 / 0 / 1 |", `<a id="fail-a-y"></a>`, "- `y/1` outside_write, host_path"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
@@ -301,14 +321,14 @@ func TestMatrix(t *testing.T) {
 		t.Errorf("splice: %q, %v", out, err)
 	}
 	b.Reset()
-	if err := m.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"class": "escape"`) {
+	if err := m.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"class": "outside_write"`) {
 		t.Errorf("json: %v\n%s", err, b.String())
 	}
 }
 
 // TestReferenceMCPServer grades the reference MCP filesystem server when scripts/install-reference-mcp
-// has installed it: 2025.3.28 fails every CVE-tagged vector as an escape or leak, the latest passes
-// them, and the strict profile still fails the latest (its error texts and shapes are not fsbox's).
+// has installed it: 2025.3.28 fails every CVE-tagged vector with a containment class, most with
+// an outside read or write, the latest passes them, and the strict profile still fails the latest (its error texts and shapes are not fsbox's).
 func TestReferenceMCPServer(t *testing.T) {
 	repo, _ := FindRepo(".")
 	old := filepath.Join(repo, "bin/reference-mcp/2025.3.28/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
@@ -327,13 +347,24 @@ func TestReferenceMCPServer(t *testing.T) {
 	cve := []string{"CVE-2025-53110", "CVE-2025-53109"}
 	s := run(old, ProfileSecurity, cve)
 	// Vectors of a tool the server has no counterpart for (search_files) skip on both versions.
+	// Every other CVE vector fails with a containment class; most show their evidence (bytes or
+	// names read, files written outside); the rest (file_info's metadata, a search that found
+	// nothing) were not refused. The policy vectors among them (a find_files through a link that
+	// the server answers with nothing) may pass.
+	evidence := 0
 	for _, r := range s.Results {
-		if r.Status == "skip" {
+		if r.Status == "skip" || r.Status == "pass" && HasTag([]string{TagPolicy}, r.Tags) {
 			continue
 		}
-		if c := classes(r); r.Status != "fail" || !c[ClassEscape] && !c[ClassLeak] {
-			t.Errorf("2025.3.28: %s: %s %v, want an escape or leak failure", r.ID, r.Status, r.Details)
+		if r.Status != "fail" || !securityClasses[r.WorstClass()] {
+			t.Errorf("2025.3.28: %s: %s %v, want a containment failure", r.ID, r.Status, r.Details)
 		}
+		if c := r.WorstClass(); c == ClassOutsideRead || c == ClassOutsideWrite {
+			evidence++
+		}
+	}
+	if evidence < 20 {
+		t.Errorf("2025.3.28: only %d CVE vectors show an outside read or write", evidence)
 	}
 	s = run(latest, ProfileSecurity, cve)
 	var ids []string
@@ -357,5 +388,54 @@ func TestReferenceMCPServer(t *testing.T) {
 	}
 	if !wording {
 		t.Error("the strict profile passes the latest reference server's error texts")
+	}
+}
+
+// TestSecurityPolicyTags: every vector is tagged security or policy, never both; the symlink
+// vectors' tagging is pinned (only the one that ends inside the root and the find_files walks
+// through a link to a directory outside, which a server may answer with nothing, are policy); a
+// vector whose only refusals come from fsbox's configuration is policy; the canaries are security.
+func TestSecurityPolicyTags(t *testing.T) {
+	vs, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loadTagMap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policySymlinks := map[string]bool{"symlinks/link-to-root-parent-then-back": true, "symlinks/find_files-abs-parent": true,
+		"symlinks/find_files-dir-intermediate": true, "symlinks/find_files-nested-rel-dir": true, "symlinks/find_files-up-escape": true}
+	nSymlinks, nPolicy := 0, 0
+	for _, v := range vs {
+		tags := v.AllTags(m)
+		sec, pol := HasTag([]string{TagSecurity}, tags), HasTag([]string{TagPolicy}, tags)
+		if sec == pol {
+			t.Errorf("%s: security %v, policy %v: want exactly one", v.ID, sec, pol)
+		}
+		if pol {
+			nPolicy++
+		}
+		if strings.HasPrefix(v.ID, "symlinks/") {
+			nSymlinks++
+			if pol != policySymlinks[v.ID] {
+				t.Errorf("%s: policy %v, want %v", v.ID, pol, policySymlinks[v.ID])
+			}
+		}
+		if strings.HasPrefix(v.ID, "canaries/") || strings.HasPrefix(v.ID, "traversal/") {
+			if pol {
+				t.Errorf("%s is policy", v.ID)
+			}
+		}
+	}
+	if nSymlinks < 100 || nPolicy < len(policySymlinks) {
+		t.Errorf("%d symlink vectors, %d policy vectors", nSymlinks, nPolicy)
+	}
+	denied, err := DecodeVector([]byte(`{"description": "d", "steps": [{"call": "read_file", "args": {"path": ".env"}, "error": {"kind": "denied"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags := denied.AllTags(m); !HasTag([]string{TagPolicy}, tags) {
+		t.Errorf("a vector refusing only by policy kinds is tagged %v", tags)
 	}
 }

@@ -24,6 +24,17 @@ type canaryHit struct {
 // (content, entry path or symlink target) is no canary: seeing it proves nothing.
 func (f *Fixture) canaries(v *Vector) canarySet {
 	outside := append(append([]Entry{}, defaultOutside...), v.Outside...)
+	// The fake home's and far tree's bytes are canaries; of their names only the distinctive
+	// ones (".ssh" is named by fsbox's own default policy, which the schema shows).
+	var contentOnly []Entry
+	for _, e := range append(append([]Entry{}, homeCanaries...), farCanaries...) {
+		e.Path = path.Base(e.Path)
+		if e.Path == ".ssh" {
+			continue
+		}
+		contentOnly = append(contentOnly, e)
+	}
+	outside = append(outside, contentOnly...)
 	var inside strings.Builder
 	// The mounted tree is inside too: the model sees it at its mount point.
 	for _, e := range append(append([]Entry{}, v.Workspace...), v.Mounted...) {
@@ -66,12 +77,12 @@ func (c canarySet) find(v any, sent []string) []canaryHit {
 	for _, s := range stringsIn(v) {
 		for _, line := range c.contents {
 			if strings.Contains(s, line) && !strings.Contains(all, line) {
-				out = append(out, canaryHit{"bytes of a file outside the root (" + quoteShort([]byte(line)) + ")", s})
+				out = append(out, canaryHit{"bytes of a file outside the root (" + quoteShort([]byte(line)) + ")", around(s, line, 600)})
 			}
 		}
 		for _, name := range c.names {
 			if strings.Contains(s, name) && !strings.Contains(all, name) {
-				out = append(out, canaryHit{"the name of an entry outside the root (" + name + ")", s})
+				out = append(out, canaryHit{"the name of an entry outside the root (" + name + ")", around(s, name, 600)})
 			}
 		}
 	}
@@ -101,7 +112,9 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 		}
 	}
 	for _, s := range sent {
-		addPath(s)
+		for _, v := range sentForms(s) {
+			addPath(v)
+		}
 	}
 	link := func(e Entry) {
 		if e.Symlink != nil {
@@ -132,7 +145,7 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 	steps(vec.Steps)
 	var ks []string
 	for k := range known {
-		if strings.Contains(k, f.Base) || strings.Contains(k, f.RealBase) {
+		if f.namesHost(k) {
 			ks = append(ks, k)
 		}
 	}
@@ -149,7 +162,7 @@ func (f *Fixture) securityLeaks(v any, sent []string, vec *Vector) []string {
 		for _, re := range res {
 			t = re.ReplaceAllString(t, "$1")
 		}
-		if strings.Contains(t, f.Base) || strings.Contains(t, f.RealBase) {
+		if f.namesHost(t) {
 			out = append(out, s)
 		}
 	}

@@ -108,8 +108,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) {
 
 // classesOf lists a result's failure classes, most severe first.
 func classesOf(r Result) string {
-	order := []string{ClassEscape, ClassLeak, ClassCrash, ClassTimeout, ClassWrongOutcome, ClassWrongKind,
-		ClassWording, ClassMissingFeature, ClassRunner}
+	order := Severity
 	set := map[string]bool{}
 	for _, f := range r.Details {
 		set[f.Class] = true

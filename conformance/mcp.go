@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +27,15 @@ type ToolMapping struct {
 	PathArgs []string `json:"path_args,omitempty"`
 	// Tools lists, per suite tool, candidate server tools in order of preference.
 	Tools map[string][]ToolCandidate `json:"tools"`
+	// ErrorResult describes what the server's error results look like when it does not set
+	// isError: a result (structuredContent, or the text content parsed as a JSON object) that
+	// holds every field of one of these objects, with the same values, is an error. E.g.
+	// [{"success": false}].
+	ErrorResult []map[string]any `json:"error_result,omitempty"`
+	// ErrorText is a regular expression (RE2) a text result matches when it is an error, for
+	// servers that answer "Error: …" as an ordinary result.
+	ErrorText string `json:"error_text,omitempty"`
+	errorText *regexp.Regexp
 }
 
 // ToolCandidate is one server tool a suite tool can become.
@@ -59,7 +69,124 @@ func LoadToolMapping(nameOrPath string) (*ToolMapping, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("tool mapping %s: %w", nameOrPath, err)
 	}
+	if m.Tools == nil {
+		return nil, fmt.Errorf("tool mapping %s: no \"tools\" object", nameOrPath)
+	}
+	for suite, cands := range m.Tools {
+		for i, c := range cands {
+			if c.Tool == "" {
+				return nil, fmt.Errorf("tool mapping %s: tools.%s[%d]: no \"tool\"", nameOrPath, suite, i)
+			}
+		}
+	}
+	for i, e := range m.ErrorResult {
+		if len(e) == 0 {
+			return nil, fmt.Errorf("tool mapping %s: error_result[%d] is empty (it would make every result an error)", nameOrPath, i)
+		}
+	}
+	if m.ErrorText != "" {
+		if m.errorText, err = regexp.Compile(m.ErrorText); err != nil {
+			return nil, fmt.Errorf("tool mapping %s: error_text: %w", nameOrPath, err)
+		}
+	}
 	return &m, nil
+}
+
+// isErrorResult reports whether a result without isError is an error by the mapping's
+// error_result or error_text.
+func (m *ToolMapping) isErrorResult(structured map[string]any, text string) bool {
+	if m.errorText != nil && m.errorText.MatchString(text) {
+		return true
+	}
+	if len(m.ErrorResult) == 0 {
+		return false
+	}
+	objs := []map[string]any{}
+	if structured != nil {
+		objs = append(objs, structured)
+	}
+	if parsed, ok := normalizeJSON(decodeJSONText(text)).(map[string]any); ok {
+		objs = append(objs, parsed)
+	}
+	for _, want := range m.ErrorResult {
+		for _, o := range objs {
+			if subsetOf(normalizeJSON(want), o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeJSONText decodes text as one JSON value (nil when it is not JSON).
+func decodeJSONText(text string) any {
+	var v any
+	if json.Unmarshal([]byte(strings.TrimSpace(text)), &v) != nil {
+		return nil
+	}
+	return v
+}
+
+// subsetOf reports whether got holds everything want holds: objects field by field, the rest equal.
+func subsetOf(want, got any) bool {
+	if w, ok := want.(map[string]any); ok {
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, present := g[k]
+			if !present || !subsetOf(wv, gv) {
+				return false
+			}
+		}
+		return true
+	}
+	return show(want) == show(got)
+}
+
+// coverage says which server tool a suite tool becomes, given the tools the server lists, or
+// why its calls skip. Arguments are not considered: a call may still skip for an argument the
+// candidate has no counterpart for.
+func (m *ToolMapping) coverage(tool string, have map[string]bool) string {
+	cands, ok := m.Tools[tool]
+	if !ok {
+		if have[tool] {
+			return tool + " (same name, same arguments)"
+		}
+		return "skipped: the server lists no tool " + tool
+	}
+	if len(cands) == 0 {
+		return "skipped: the mapping gives " + tool + " no counterpart"
+	}
+	var names []string
+	for _, c := range cands {
+		if have[c.Tool] {
+			return c.Tool
+		}
+		names = append(names, c.Tool)
+	}
+	return "skipped: the server lists none of " + strings.Join(names, ", ")
+}
+
+// reaches lists, per server tool, the suite tools the mapping can send to it: every candidate,
+// and every suite tool without an entry (called by its own name).
+func (m *ToolMapping) reaches(suiteTools []string) map[string][]string {
+	out := map[string][]string{}
+	for suite, cands := range m.Tools {
+		for _, c := range cands {
+			out[c.Tool] = append(out[c.Tool], suite)
+		}
+	}
+	for _, suite := range suiteTools {
+		if _, ok := m.Tools[suite]; !ok {
+			out[suite] = append(out[suite], suite)
+		}
+	}
+	for k := range out {
+		sort.Strings(out[k])
+	}
+	return out
 }
 
 // errNoMapping explains why a call cannot be made on the server: the vector is skipped.
@@ -189,6 +316,9 @@ type mcpTarget struct {
 	protocol string
 	seen     protocolsSeen
 	legacy   atomic.Bool // auto: the server left server/discover unanswered once (mcp_protocol.go)
+	// listed is the server's tool list as the preflight saw it (nil before): vectors whose calls
+	// cannot be translated are skipped without starting a server.
+	listed map[string]bool
 }
 
 // MCPTarget grades an MCP server on stdio, started once per vector. In argv, {root} becomes the
@@ -229,14 +359,105 @@ func (t *mcpTarget) Capabilities() map[string]bool {
 
 func (t *mcpTarget) Open(ctx context.Context) (Session, error) { return &mcpSession{t: t}, nil }
 
+// Preflight starts the server once on fx, lists its tools and asks for its allowed directories
+// when it has a tool for that; a command that does not start fails here, once.
+func (t *mcpTarget) Preflight(ctx context.Context, fx *Fixture) (*Inspection, error) {
+	if err := lookCommand(t.argv); err != nil {
+		return nil, err
+	}
+	s := &mcpSession{t: t}
+	_, _, err := s.Start(ctx, StartParams{RootDir: fx.Root, Config: map[string]any{"root_dir": fx.Root}})
+	var allowed []string
+	allowedTool := ""
+	if err == nil {
+		for _, name := range []string{"list_allowed_directories", "list_roots", "get_allowed_directories"} {
+			if s.tools[name] {
+				allowedTool = name
+				res, cerr := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+				if cerr == nil {
+					allowed = append(allowed, absPaths(mcpOutcome(res, nil).text())...)
+				}
+				break
+			}
+		}
+	}
+	stderr := s.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v%s", errPreflight, err, stderrNote(stderr))
+	}
+	in := &Inspection{Target: t.Name(), Tools: s.infos, Coverage: map[string]string{}}
+	in.StrayLines, in.StrayExcerpt = s.stray.get()
+	t.listed = s.tools
+	suite := suiteTools()
+	reach := t.mapping.reaches(suite)
+	for i := range in.Tools {
+		in.Tools[i].From = reach[in.Tools[i].Name]
+		if in.Tools[i].Name == allowedTool {
+			in.Tools[i].From = []string{"(the allowed-directory check)"}
+		}
+		if len(in.Tools[i].From) == 0 {
+			in.NotGraded = append(in.NotGraded, in.Tools[i])
+		}
+	}
+	sortNotGraded(in.NotGraded)
+	for _, tool := range suite {
+		in.Coverage[tool] = t.mapping.coverage(tool, s.tools)
+	}
+	in.AllowedDirs, in.Warnings = fx.allowedWarnings(allowed)
+	return in, nil
+}
+
+// stderrNote is a bounded tail of a server's stderr for an error message.
+func stderrNote(stderr string) string {
+	stderr = strings.TrimSpace(stderr)
+	if stderr == "" {
+		return ""
+	}
+	return "; its stderr ends: " + excerpt(tail(stderr, 600), 700)
+}
+
+// suiteTools are the tools the suite calls (the bundle's tools), sorted.
+func suiteTools() []string {
+	return slices.Sorted(maps.Keys(loadContract().results))
+}
+
+// preSkip says why a vector would skip on this server (a call the mapping cannot translate),
+// from the tool list the preflight saw; "" when it may run.
+func (t *mcpTarget) preSkip(v *Vector) string {
+	if t.listed == nil {
+		return ""
+	}
+	for _, st := range v.Steps {
+		if st.Call == "" {
+			continue
+		}
+		args, _ := st.Args.(map[string]any)
+		keys := map[string]any{}
+		for k := range args {
+			keys[k] = "x"
+		}
+		if _, _, err := t.mapping.translate(st.Call, keys, t.listed, "/r"); err != nil {
+			var nm *errNoMapping
+			if errors.As(err, &nm) {
+				return nm.reason
+			}
+		}
+	}
+	return ""
+}
+
 type mcpSession struct {
 	t       *mcpTarget
 	p       *process
 	cs      *mcp.ClientSession
 	tools   map[string]bool
+	infos   []ToolInfo
 	root    string
 	tempDir string
+	stray   strayLines
 }
+
+func (s *mcpSession) strayLines() *strayLines { return &s.stray }
 
 func (s *mcpSession) Start(ctx context.Context, p StartParams) (any, map[string]any, error) {
 	s.root = p.RootDir
@@ -258,7 +479,7 @@ func (s *mcpSession) Start(ctx context.Context, p StartParams) (any, map[string]
 		}
 		argv[i] = strings.ReplaceAll(a, "{root}", p.RootDir)
 	}
-	proc, err := startProcessGrace(argv, p.RootDir, 2*time.Second)
+	proc, err := startProcessGrace(argv, p.RootDir, 2*time.Second, sessionEnv(ctx))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +488,11 @@ func (s *mcpSession) Start(ctx context.Context, p StartParams) (any, map[string]
 	if !strings.Contains(s.t.cmdline, "{root}") {
 		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(p.RootDir), Name: "root"})
 	}
-	cs, err := s.t.connect(ctx, s, client, func() (*process, error) { return startProcessGrace(argv, p.RootDir, 2*time.Second) })
+	// Lines that are not JSON (a banner, a log line) are counted and skipped, not fatal (the
+	// transport of connect, mcp_protocol.go, reads through the stray filter).
+	cs, err := s.t.connect(ctx, s, client, func() (*process, error) {
+		return startProcessGrace(argv, p.RootDir, 2*time.Second, sessionEnv(ctx))
+	})
 	if err != nil {
 		return nil, nil, s.explain("connecting", err)
 	}
@@ -281,6 +506,16 @@ func (s *mcpSession) Start(ctx context.Context, p StartParams) (any, map[string]
 			return nil, nil, s.explain("tools/list", err)
 		}
 		s.tools[tool.Name] = true
+		info := ToolInfo{Name: tool.Name, Description: excerpt(strings.TrimSpace(strings.SplitN(tool.Description, "\n", 2)[0]), 120)}
+		var destructive, readOnly *bool
+		if a := tool.Annotations; a != nil {
+			destructive = a.DestructiveHint
+			if a.ReadOnlyHint {
+				readOnly = &a.ReadOnlyHint
+			}
+		}
+		info.Destructive = destructiveReason(tool.Name, destructive, readOnly)
+		s.infos = append(s.infos, info)
 	}
 	return nil, nil, nil
 }
@@ -318,12 +553,25 @@ func (s *mcpSession) Call(ctx context.Context, tool string, args any, answer Ans
 	if err != nil {
 		return nil, s.explain(name, err)
 	}
-	return mcpOutcome(res), nil
+	out := mcpOutcome(res, s.t.mapping)
+	// What the client really sent (absolute paths made by the mapping included) is never a leak.
+	out.Sent = []any{name, mapped}
+	return out, nil
+}
+
+// text is the text of an outcome's result or error.
+func (o *Outcome) text() string {
+	if o.Error != nil {
+		return asString(o.Error["message"])
+	}
+	m, _ := o.Result.(map[string]any)
+	return asString(m["text"])
 }
 
 // mcpOutcome reads a tool result: structuredContent when the server sends an object, else the
-// text content as {"text": …}; an isError result is an error whose message is the text.
-func mcpOutcome(res *mcp.CallToolResult) *Outcome {
+// text content as {"text": …}; an isError result is an error whose message is the text, and so is
+// a result the mapping's error_result or error_text recognises (m may be nil).
+func mcpOutcome(res *mcp.CallToolResult, m *ToolMapping) *Outcome {
 	var text []string
 	for _, c := range res.Content {
 		switch x := c.(type) {
@@ -336,7 +584,7 @@ func mcpOutcome(res *mcp.CallToolResult) *Outcome {
 	}
 	joined := strings.Join(text, "\n")
 	structured, _ := normalizeJSON(res.StructuredContent).(map[string]any)
-	if res.IsError {
+	if res.IsError || m != nil && m.isErrorResult(structured, joined) {
 		e := map[string]any{"message": joined}
 		for k, v := range structured {
 			e[k] = v

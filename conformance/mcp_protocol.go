@@ -77,7 +77,9 @@ var discoverProbe = 5 * time.Second
 // the probe) and spoken to with initialize, and the target remembers that this server is legacy,
 // so later vectors do not wait for the probe again (the specification's per-server cache).
 func (t *mcpTarget) connect(ctx context.Context, s *mcpSession, client *mcp.Client, restart func() (*process, error)) (*mcp.ClientSession, error) {
-	transport := func() mcp.Transport { return &mcp.IOTransport{Reader: s.p.stdout, Writer: s.p.stdin} }
+	transport := func() mcp.Transport {
+		return &mcp.IOTransport{Reader: newStrayFilter(s.p.stdout, &s.stray), Writer: s.p.stdin}
+	}
 	version := t.protocol
 	if version == "" && t.legacy.Load() {
 		version = legacyFallback

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,15 +63,18 @@ func TestMCPClientSpeaksBothGenerations(t *testing.T) {
 		})
 	}
 
-	// A pin the server does not speak fails the session naming the version it offered, instead of
-	// grading another generation (the SDK falls back from 2026-07-28 silently).
+	// A pin the server does not speak fails the run once, in the start-up check, naming the
+	// version the server offered, instead of grading another generation (the SDK falls back from
+	// 2026-07-28 silently).
 	target, err := MCPTargetWithProtocol(silent+" -refuse "+bin+" mcp {root}", nil, "2026-07-28")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runWatched(t, Options{Target: target, Vectors: []*Vector{plainVector(t)}, StepTimeout: 5 * time.Second, TempDir: t.TempDir()})
-	if r := s.Results[0]; r.Status != "fail" || !strings.Contains(strings.Join(r.Failures, " "), `does not speak MCP 2026-07-28 (it negotiated "2025-11-25")`) {
-		t.Errorf("pinned 2026-07-28 on a legacy server: %s %v", r.Status, r.Failures)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err = Run(ctx, Options{Target: target, Vectors: []*Vector{plainVector(t)}, StepTimeout: 5 * time.Second, TempDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `does not speak MCP 2026-07-28 (it negotiated "2025-11-25")`) {
+		t.Errorf("pinned 2026-07-28 on a legacy server: %v", err)
 	}
 	if _, err := MCPTargetWithProtocol(bin+" mcp {root}", nil, "2099-01-01"); err == nil {
 		t.Error("an unknown protocol version was accepted")
@@ -109,7 +113,7 @@ func TestResourceVectors(t *testing.T) {
 	outside := map[string]bool{}
 	for _, r := range s.Results {
 		for _, d := range r.Details {
-			if d.Class == ClassLeak && strings.Contains(strings.Join(r.Failures, " "), "TOP SECRET") {
+			if d.Class == ClassOutsideRead && strings.Contains(strings.Join(r.Failures, " "), "TOP SECRET") {
 				outside[r.ID] = true
 			}
 		}

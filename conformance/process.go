@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -36,12 +38,17 @@ type process struct {
 const killDelay = 2 * time.Second
 
 func startProcess(argv []string, dir string) (*process, error) {
-	return startProcessGrace(argv, dir, 5*time.Second)
+	return startProcessGrace(argv, dir, 5*time.Second, nil)
 }
 
-func startProcessGrace(argv []string, dir string, grace time.Duration) (*process, error) {
+// startProcessGrace starts argv in dir; env holds NAME=value pairs that override the runner's
+// own environment (a fake HOME).
+func startProcessGrace(argv []string, dir string, grace time.Duration, env []string) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.WaitDelay = killDelay
 	ownProcessGroup(cmd)
 	p := &process{cmd: cmd, stderr: &capBuffer{max: 64 << 10}, grace: grace, exited: make(chan struct{})}
@@ -97,4 +104,19 @@ func (p *process) gone() (bool, error) {
 	default:
 		return false, nil
 	}
+}
+
+// envKey carries the environment overrides a session's process gets (sessionEnv).
+type envKey struct{}
+
+// withSessionEnv returns ctx carrying NAME=value pairs for the processes a target starts for
+// one session: the runner gives every server it starts a fake $HOME of canaries this way.
+func withSessionEnv(ctx context.Context, env []string) context.Context {
+	return context.WithValue(ctx, envKey{}, env)
+}
+
+// sessionEnv returns the environment overrides ctx carries.
+func sessionEnv(ctx context.Context) []string {
+	env, _ := ctx.Value(envKey{}).([]string)
+	return env
 }

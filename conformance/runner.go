@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +27,8 @@ type Options struct {
 	// Tags keeps vectors carrying a tag that matches one of these globs ("CVE-*", "read_file");
 	// empty keeps all. Filter and Tags must both keep a vector.
 	Tags []string
-	// Profile is "strict" (the default: every expectation) or "security" (outcome only: leaks,
-	// escapes and refusals; see docs/conformance.md).
+	// Profile is "strict" (the default: every expectation) or "security" (outcome only: what
+	// replies reveal, what changes outside, refusals containment demands; see docs/conformance.md).
 	Profile  string
 	Baseline *Baseline
 	// Parallel is how many vectors run at once (default 4).
@@ -38,6 +39,16 @@ type Options struct {
 	VectorTimeout time.Duration
 	// TempDir holds the fixtures (default os.TempDir()).
 	TempDir string
+	// CanaryDir holds each vector's fake $HOME and its canary tree outside the temp directory
+	// (default: <user cache dir>/fsbox-conformance). It must not be inside TempDir; the runner
+	// removes what it made there.
+	CanaryDir string
+	// OnResult, when set, is called as each vector ends (from one goroutine at a time), with the
+	// number of results so far and the total: progress and an incremental report hang off it.
+	OnResult func(done, total int, r Result)
+	// OnStart, when set, is called once before the first vector, with what the preflight saw
+	// (nil for targets without one) and the number of vectors that will run.
+	OnStart func(in *Inspection, total int)
 }
 
 // Result is the outcome of one vector.
@@ -55,6 +66,9 @@ type Result struct {
 	Reason     string    `json:"reason,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
 	Stderr     string    `json:"stderr,omitempty"`
+	// StrayLines counts the target's stdout lines that were not JSON (skipped, not failed).
+	StrayLines int `json:"stray_stdout_lines,omitempty"`
+	strayFirst string
 }
 
 // Summary is a whole run.
@@ -63,6 +77,37 @@ type Summary struct {
 	Results []Result
 	// Stale lists baseline entries that match no vector of the suite.
 	Stale []string
+	// Inspection is what the preflight saw (tools, not graded, warnings); nil without one.
+	Inspection *Inspection
+	// StrayLines counts stdout lines that were not JSON over the whole run; StrayExcerpt is the
+	// first, bounded.
+	StrayLines   int
+	StrayExcerpt string
+	// Profile is the profile the run graded by.
+	Profile string
+}
+
+// ByClass counts failed vectors by their most severe failure class, in Severity order.
+func (s *Summary) ByClass() []ClassCount {
+	n := map[string]int{}
+	for _, r := range s.Results {
+		if r.Status == "fail" || r.Status == "xfail" {
+			n[r.WorstClass()]++
+		}
+	}
+	var out []ClassCount
+	for _, c := range append(append([]string{}, Severity...), "") {
+		if n[c] > 0 {
+			out = append(out, ClassCount{c, n[c]})
+		}
+	}
+	return out
+}
+
+// ClassCount is how many failed vectors have Class as their most severe failure.
+type ClassCount struct {
+	Class   string `json:"class"`
+	Vectors int    `json:"vectors"`
 }
 
 // Counts returns passed, failed (including xpass and stale baseline entries), skipped and known
@@ -118,6 +163,14 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	default:
 		return nil, fmt.Errorf("unknown profile %q: want strict or security", o.Profile)
 	}
+	canaryRoot, made, err := canaryRoot(o.CanaryDir, o.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	o.CanaryDir = canaryRoot
+	if made {
+		defer os.Remove(canaryRoot) // only if empty: a concurrent run may be using it
+	}
 	if o.Parallel <= 0 {
 		o.Parallel = 4
 	}
@@ -131,8 +184,24 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	for k, v := range o.Target.Capabilities() {
 		caps[k] = v
 	}
+	s := &Summary{Target: o.Target.Name(), Profile: o.Profile}
+	if pf, ok := o.Target.(preflighter); ok && len(vs) > 0 {
+		in, err := preflight(ctx, pf, &o)
+		if err != nil {
+			return nil, err
+		}
+		s.Inspection = in
+	}
+	if o.OnStart != nil {
+		o.OnStart(s.Inspection, len(vs))
+	}
+	if o.Baseline != nil {
+		s.Stale = o.Baseline.stale(all)
+	}
 	results := make([]Result, len(vs))
 	var wg sync.WaitGroup
+	var doneMu sync.Mutex
+	done := 0
 	sem := make(chan struct{}, o.Parallel)
 	for i, v := range vs {
 		wg.Add(1)
@@ -140,17 +209,105 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r := &runner{o: &o, v: v, caps: caps}
-			results[i] = r.run(ctx)
-			results[i].Tags = v.AllTags(tagMap)
+			r := &runner{o: &o, v: v, caps: caps, policy: HasTag([]string{TagPolicy}, v.AllTags(tagMap))}
+			res := r.run(ctx)
+			res.Tags = v.AllTags(tagMap)
+			if o.Baseline != nil {
+				o.Baseline.mark(&res)
+			}
+			results[i] = res
+			doneMu.Lock()
+			done++
+			if o.OnResult != nil {
+				o.OnResult(done, len(vs), res)
+			}
+			doneMu.Unlock()
 		}()
 	}
 	wg.Wait()
-	s := &Summary{Target: o.Target.Name(), Results: results}
-	if o.Baseline != nil {
-		s.Stale = o.Baseline.apply(s.Results, all)
+	s.Results = results
+	if in := s.Inspection; in != nil && in.StrayLines > 0 {
+		s.StrayLines, s.StrayExcerpt = in.StrayLines, in.StrayExcerpt
+	}
+	for _, r := range results {
+		if r.StrayLines > 0 && s.StrayExcerpt == "" {
+			s.StrayExcerpt = r.strayFirst
+		}
+		s.StrayLines += r.StrayLines
 	}
 	return s, nil
+}
+
+// preflight checks the target once on a fixture of its own (fake $HOME and far canaries
+// included), so a command that cannot start fails the run once.
+func preflight(ctx context.Context, pf preflighter, o *Options) (*Inspection, error) {
+	base, err := os.MkdirTemp(o.TempDir, "fsconf-")
+	if err != nil {
+		return nil, err
+	}
+	cb, err := os.MkdirTemp(o.CanaryDir, "fsconf-")
+	if err != nil {
+		_ = os.RemoveAll(base)
+		return nil, err
+	}
+	fx, err := newFixtureIn(base, cb, &Vector{ID: "preflight"})
+	if fx != nil {
+		defer fx.Cleanup()
+	} else {
+		_ = os.RemoveAll(base)
+		_ = os.RemoveAll(cb)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runner: building the preflight fixture: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(withSessionEnv(ctx, fx.homeEnv()), o.StepTimeout)
+	defer cancel()
+	return pf.Preflight(pctx, fx)
+}
+
+// canaryRoot returns the directory for fake homes and far canaries: dir, or the user's cache
+// directory's fsbox-conformance; made reports whether the runner created it. It refuses a
+// directory inside the temp directory, where a server allowing the temp directory would reach it
+// unnoticed.
+func canaryRoot(dir, tempDir string) (string, bool, error) {
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", false, fmt.Errorf("no directory for the canaries outside the temp directory (%v): pass one (--canary-dir)", err)
+		}
+		dir = filepath.Join(cache, "fsbox-conformance")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false, err
+	}
+	made := false
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return "", false, fmt.Errorf("canary directory: %w", err)
+		}
+		made = true
+	}
+	if tempDir == "" {
+		tempDir = os.TempDir()
+	}
+	if within, _ := pathWithin(abs, tempDir); within {
+		return "", false, fmt.Errorf("the canary directory %s is inside the temp directory %s: pick one outside it (--canary-dir)", abs, tempDir)
+	}
+	return abs, made, nil
+}
+
+// pathWithin reports whether p is dir or below it, symlinks resolved.
+func pathWithin(p, dir string) (bool, error) {
+	rp, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false, err
+	}
+	rd, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false, err
+	}
+	return rp == rd || strings.HasPrefix(rp, rd+string(filepath.Separator)), nil
 }
 
 // Matches reports whether id matches one of the filter globs (all ids match an empty filter).
@@ -185,14 +342,18 @@ type runner struct {
 	// root is the root_dir of the initialize result when the vector chose the root itself
 	// (config.root_dir); events must carry it. "" means the fixture root, resolved.
 	root string
+	// policy: the vector is tagged policy, so the security profile does not fail a target for
+	// not refusing its calls (what replies reveal and what changes outside still fail it).
+	policy bool
 }
 
 // failf records a failure of a class with the whole offending value (nil: none); change-request
 // answers call it from the connection's goroutines.
 func (r *runner) failf(class string, value any, format string, args ...any) {
+	msg := excerpt(fmt.Sprintf(format, args...), maxMessageBytes)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.bad = append(r.bad, Failure{Class: class, Message: fmt.Sprintf(format, args...), Value: value})
+	r.bad = append(r.bad, Failure{Class: class, Message: msg, Value: boundValue(value)})
 }
 
 // addFailures records messages of one class.
@@ -226,6 +387,12 @@ func (r *runner) run(ctx context.Context) (res Result) {
 		res.Status, res.Reason = "skip", "needs "+strings.Join(missing, ", ")
 		return res
 	}
+	if ps, ok := r.o.Target.(preSkipper); ok {
+		if reason := ps.preSkip(r.v); reason != "" {
+			res.Status, res.Reason = "skip", reason
+			return res
+		}
+	}
 	runnerFail := func(msg string) Result {
 		res.Status = "fail"
 		res.Details = []Failure{{Class: ClassRunner, Message: "runner: " + msg}}
@@ -236,9 +403,15 @@ func (r *runner) run(ctx context.Context) (res Result) {
 	if err != nil {
 		return runnerFail(err.Error())
 	}
-	fx, err := NewFixture(base, r.v)
+	cb, err := os.MkdirTemp(r.o.CanaryDir, "fsconf-")
+	if err != nil {
+		_ = os.RemoveAll(base)
+		return runnerFail(err.Error())
+	}
+	fx, err := newFixtureIn(base, cb, r.v)
 	if fx == nil {
 		_ = os.RemoveAll(base)
+		_ = os.RemoveAll(cb)
 		return runnerFail("building the fixture: " + err.Error())
 	}
 	defer fx.Cleanup()
@@ -255,6 +428,9 @@ func (r *runner) run(ctx context.Context) (res Result) {
 	skip := r.body(ctx)
 	if r.sess != nil {
 		res.Stderr = tail(r.sess.Close(), 4000)
+		if sc, ok := r.sess.(strayCounter); ok {
+			res.StrayLines, res.strayFirst = sc.strayLines().get()
+		}
 		if wc, ok := r.sess.(wireCapable); ok {
 			for _, v := range wc.Violations() {
 				r.failf(ClassCrash, nil, "wire: %s", v)
@@ -269,7 +445,7 @@ func (r *runner) run(ctx context.Context) (res Result) {
 		r.failf(ClassRunner, nil, "runner: %v", err)
 	} else {
 		for _, d := range diffSnapshots(outsideBefore, outsideAfter) {
-			r.failf(ClassEscape, d.path, "%s", d.msg)
+			r.failf(ClassOutsideWrite, d.path, "%s", d.msg)
 		}
 	}
 	if len(r.bad) > 0 {
@@ -369,7 +545,7 @@ func (r *runner) missingCaps() []string {
 
 // body opens the session and runs the steps; it returns a skip reason when the target declined.
 func (r *runner) body(ctx context.Context) string {
-	vctx, cancel := context.WithTimeout(ctx, r.o.VectorTimeout)
+	vctx, cancel := context.WithTimeout(withSessionEnv(ctx, r.fx.homeEnv()), r.o.VectorTimeout)
 	defer cancel()
 	var sess Session
 	var err error
@@ -569,7 +745,7 @@ func (r *runner) callStep(ctx context.Context, st *Step, label string) (skipped 
 	if rootBefore != nil {
 		if after, err := Snapshot(r.fx.Root); err == nil {
 			for _, d := range diffSnapshots(rootBefore, after) {
-				r.failf(ClassEscape, d.path, "%s: %s: refused call changed the root: %s", label, st.Call,
+				r.failf(ClassOutsideWrite, d.path, "%s: %s: refused call changed the root: %s", label, st.Call,
 					strings.TrimPrefix(d.msg, "outside tree: "))
 			}
 		}
@@ -647,7 +823,7 @@ func (r *runner) parallelStep(ctx context.Context, st *Step, label string) (ran 
 		} else {
 			counts["ok"]++
 		}
-		r.checkLeaks(fmt.Sprintf("%s: call %d", label, i+1), o.Result, args[i])
+		r.checkLeaks(fmt.Sprintf("%s: call %d", label, i+1), o.Result, []any{args[i], o.Sent})
 	}
 	want := map[string]int{}
 	for k, n := range st.Outcomes {
@@ -736,9 +912,10 @@ func (r *runner) sideCalls(calls []Step, label string) {
 // grades only what the outcome reveals and whether a refusal that containment or policy demands
 // happened; the strict profile grades every expectation.
 func (r *runner) checkOutcome(label string, st *Step, out *Outcome, sent any) {
+	sent = []any{sent, out.Sent}
 	if r.security() {
-		if securityKinds[expectedKind(st.Error)] && out.Error == nil {
-			r.failf(ClassEscape, out.Result, "%s: succeeded, but the call must be refused (%s)", label, expectedKind(st.Error))
+		if securityKinds[expectedKind(st.Error)] && out.Error == nil && !r.policy {
+			r.failf(ClassNotRefused, out.Result, "%s: succeeded, but the call must be refused (%s)", label, expectedKind(st.Error))
 		}
 		r.checkLeaks(label, out.Result, sent)
 		r.checkLeaks(label+": error", out.Error, sent)
@@ -750,7 +927,7 @@ func (r *runner) checkOutcome(label string, st *Step, out *Outcome, sent any) {
 		if out.Error == nil {
 			class := ClassWrongOutcome
 			if securityKinds[expectedKind(st.Error)] {
-				class = ClassEscape
+				class = ClassNotRefused
 			}
 			r.failf(class, out.Result, "%s: succeeded with %s, want error %s", label, show(out.Result), show(st.Error))
 		} else {
@@ -838,7 +1015,7 @@ func (r *runner) checkErrorShape(label string, e map[string]any) {
 		r.failf(ClassWrongKind, e, "%s: kind %s came with retry %v, want %v", label, kind, e["retry"], retry)
 	}
 	if p := asString(e["path"]); strings.HasPrefix(p, "/") {
-		r.failf(ClassLeak, p, "%s: error path %q is not root-relative", label, p)
+		r.failf(ClassHostPath, p, "%s: error path %q is not root-relative", label, p)
 	}
 }
 
@@ -863,7 +1040,7 @@ func (r *runner) checkEvents(label string, evs []any) {
 			r.failf(ClassWrongOutcome, e, "%s: event %d root_dir %q, want the resolved root %q", label, i+1, got, real)
 		}
 		if p := asString(m["path"]); strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
-			r.failf(ClassLeak, e, "%s: event %d path %q is not root-relative", label, i+1, p)
+			r.failf(ClassHostPath, e, "%s: event %d path %q is not root-relative", label, i+1, p)
 		}
 	}
 }
@@ -874,7 +1051,7 @@ func (r *runner) checkEvents(label string, evs []any) {
 func (r *runner) checkLeaks(label string, v any, sent any) {
 	sentStrs := stringsIn(sent)
 	for _, l := range r.canaries.find(v, sentStrs) {
-		r.failf(ClassLeak, l.value, "%s: reveals %s", label, l.what)
+		r.failf(ClassOutsideRead, l.value, "%s: reveals %s", label, l.what)
 	}
 	var leaks []string
 	if r.security() {
@@ -883,7 +1060,7 @@ func (r *runner) checkLeaks(label string, v any, sent any) {
 		leaks = r.fx.leaks(v, sentStrs)
 	}
 	for _, l := range leaks {
-		r.failf(ClassLeak, l, "%s: reveals a host path: %s", label, shorten(l, r.fx))
+		r.failf(ClassHostPath, l, "%s: reveals a host path: %s", label, shorten(l, r.fx))
 	}
 }
 
@@ -892,8 +1069,10 @@ func (r *runner) checkLeaks(label string, v any, sent any) {
 func (f *Fixture) leaks(v any, sent []string) []string {
 	var host []string
 	for _, s := range sent {
-		if strings.Contains(s, f.Base) || strings.Contains(s, f.RealBase) {
-			host = append(host, s)
+		for _, v := range sentForms(s) {
+			if f.namesHost(v) {
+				host = append(host, v)
+			}
 		}
 	}
 	sort.Slice(host, func(i, j int) bool { return len(host[i]) > len(host[j]) })
@@ -903,22 +1082,38 @@ func (f *Fixture) leaks(v any, sent []string) []string {
 		for _, h := range host {
 			t = strings.ReplaceAll(t, h, "")
 		}
-		if strings.Contains(t, f.Base) || strings.Contains(t, f.RealBase) {
+		if f.namesHost(t) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
+// sentForms are the spellings a sent string may come back in: as sent, quoted the way Go and JSON
+// escape control characters, and cut before the first control character (a reply that shows
+// "<path>\x00.png" still only echoes what was sent).
+func sentForms(s string) []string {
+	out := []string{s}
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		out = append(out, q[1:len(q)-1])
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }); i > 0 {
+		out = append(out, s[:i])
+	}
+	return out
+}
+
 func shorten(s string, f *Fixture) string {
-	i := strings.Index(s, f.Base)
-	if i < 0 {
-		i = strings.Index(s, f.RealBase)
+	i := -1
+	for _, b := range f.hostBases() {
+		if i = strings.Index(s, b); b != "" && i >= 0 {
+			break
+		}
 	}
 	if i < 0 {
-		return fmt.Sprintf("%q", s)
+		return fmt.Sprintf("%q", excerpt(s, 200))
 	}
-	lo, hi := max(0, i-60), min(len(s), i+len(f.Base)+60)
+	lo, hi := max(0, i-60), min(len(s), i+len(f.Base)+120)
 	return fmt.Sprintf("%q", s[lo:hi])
 }
 
@@ -1021,25 +1216,72 @@ func (r *runner) rawLine(v any) ([]byte, error) {
 	return nil, fmt.Errorf("raw must be a string or a list of parts, got %s", show(v))
 }
 
-// WriteReport writes the run as JSON Lines: a header, one record per vector, a summary.
+// WriteReport writes a finished run as JSON Lines: a header, one record per vector, a summary.
 func WriteReport(w io.Writer, s *Summary, caps map[string]bool) error {
-	enc := json.NewEncoder(w)
-	p, f, sk, k := s.Counts()
-	if err := enc.Encode(map[string]any{"type": "header", "target": s.Target, "schema_hash": schemaHash(),
-		"capabilities": caps, "vectors": len(s.Results)}); err != nil {
+	rw := NewReportWriter(w)
+	if err := rw.Header(s.Target, s.Profile, caps, len(s.Results), s.Inspection); err != nil {
 		return err
 	}
 	for _, r := range s.Results {
-		rec := struct {
-			Type string `json:"type"`
-			Result
-		}{"result", r}
-		if err := enc.Encode(rec); err != nil {
+		if err := rw.Result(r); err != nil {
 			return err
 		}
 	}
-	return enc.Encode(map[string]any{"type": "summary", "passed": p, "failed": f, "skipped": sk,
-		"expected_failures": k, "stale_baseline": nonNilStrings(s.Stale)})
+	return rw.Summary(s)
+}
+
+// ReportWriter writes the JSON Lines report as the run goes: the header before the first vector,
+// each result as it ends (in the order they end), the summary last. A run that is interrupted
+// leaves a report of what it graded. Values in it are bounded (boundValue).
+type ReportWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// NewReportWriter writes to w.
+func NewReportWriter(w io.Writer) *ReportWriter { return &ReportWriter{enc: json.NewEncoder(w)} }
+
+// Header writes the header record; in is the preflight's inspection (nil: none).
+func (rw *ReportWriter) Header(target, profile string, caps map[string]bool, vectors int, in *Inspection) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	h := map[string]any{"type": "header", "target": target, "schema_hash": schemaHash(), "capabilities": caps,
+		"vectors": vectors, "profile": profile}
+	if in != nil {
+		h["inspection"] = in
+	}
+	return rw.enc.Encode(h)
+}
+
+// Result writes one vector's record.
+func (rw *ReportWriter) Result(r Result) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.enc.Encode(struct {
+		Type string `json:"type"`
+		Result
+	}{"result", r})
+}
+
+// Summary writes the closing record.
+func (rw *ReportWriter) Summary(s *Summary) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	p, f, sk, k := s.Counts()
+	rec := map[string]any{"type": "summary", "passed": p, "failed": f, "skipped": sk,
+		"expected_failures": k, "stale_baseline": nonNilStrings(s.Stale), "by_class": nonNilClasses(s.ByClass()),
+		"stray_stdout_lines": s.StrayLines}
+	if s.StrayExcerpt != "" {
+		rec["stray_stdout_excerpt"] = s.StrayExcerpt
+	}
+	return rw.enc.Encode(rec)
+}
+
+func nonNilClasses(c []ClassCount) []ClassCount {
+	if c == nil {
+		return []ClassCount{}
+	}
+	return c
 }
 
 func nonNilStrings(s []string) []string {
@@ -1068,7 +1310,7 @@ func WriteText(w io.Writer, s *Summary, verbose bool) {
 			rows[r.Category].known++
 		}
 	}
-	fmt.Fprintf(w, "conformance: %s\n\n", s.Target)
+	fmt.Fprintf(w, "conformance: %s (profile %s)\n\n", s.Target, s.Profile)
 	fmt.Fprintf(w, "%-16s %7s %7s %8s %6s\n", "category", "passed", "failed", "skipped", "known")
 	for _, c := range sortedKeys(rows) {
 		x := rows[c]
@@ -1078,9 +1320,9 @@ func WriteText(w io.Writer, s *Summary, verbose bool) {
 	for _, r := range s.Results {
 		switch {
 		case r.Status == "fail":
-			fmt.Fprintf(w, "FAIL %s\n", r.ID)
+			fmt.Fprintf(w, "FAIL %s (%s)\n", r.ID, r.WorstClass())
 			for _, f := range r.Failures {
-				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(f, "\n", "\n    "))
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(excerpt(f, maxMessageBytes), "\n", "\n    "))
 			}
 			if verbose && r.Stderr != "" {
 				fmt.Fprintf(w, "    stderr:\n      %s\n", strings.ReplaceAll(strings.TrimSpace(r.Stderr), "\n", "\n      "))
@@ -1096,9 +1338,70 @@ func WriteText(w io.Writer, s *Summary, verbose bool) {
 	for _, e := range s.Stale {
 		fmt.Fprintf(w, "FAIL baseline entry %q matches no vector; remove it\n", e)
 	}
+	WriteNotes(w, s)
 	p, f, sk, k := s.Counts()
 	if k > 0 {
 		fmt.Fprintf(w, "%d known failures (listed in the baseline)\n", k)
 	}
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", p, f, sk)
+}
+
+// WriteNotes prints what the grade cannot show by itself: the failed vectors by their most severe
+// class, stray stdout lines, the preflight's warnings and the tools nothing graded.
+func WriteNotes(w io.Writer, s *Summary) {
+	if bc := s.ByClass(); len(bc) > 0 {
+		fmt.Fprintf(w, "\nfailed vectors by their most severe class (most severe first):\n")
+		for _, c := range bc {
+			fmt.Fprintf(w, "  %-16s %d\n", c.Class, c.Vectors)
+		}
+	}
+	if s.StrayLines > 0 {
+		fmt.Fprintf(w, "\nnote: the target wrote %d line(s) on stdout that are not JSON; they were skipped and grading went on. The first: %q\n",
+			s.StrayLines, s.StrayExcerpt)
+	}
+	in := s.Inspection
+	if in == nil {
+		return
+	}
+	for _, warn := range in.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+	if len(in.NotGraded) > 0 {
+		fmt.Fprintf(w, "\nnot graded: %d tool(s) the target lists that no mapping covers; nothing in this grade says they are contained:\n", len(in.NotGraded))
+		for _, t := range in.NotGraded {
+			if t.Destructive != "" {
+				fmt.Fprintf(w, "  %s  (destructive or runs commands, by %s)\n", t.Name, t.Destructive)
+			} else {
+				fmt.Fprintf(w, "  %s\n", t.Name)
+			}
+		}
+	}
+}
+
+// WriteInspection prints an inspection: the target's tools, the mapping's coverage of the suite's
+// tools, what is not graded, and the warnings.
+func WriteInspection(w io.Writer, in *Inspection) {
+	fmt.Fprintf(w, "target: %s\n\ntools the target lists (%d):\n", in.Target, len(in.Tools))
+	for _, t := range in.Tools {
+		from := "not graded"
+		if len(t.From) > 0 {
+			from = "graded as " + strings.Join(t.From, ", ")
+		}
+		mark := ""
+		if t.Destructive != "" {
+			mark = "  [destructive or runs commands, by " + t.Destructive + "]"
+		}
+		fmt.Fprintf(w, "  %-28s %s%s\n", t.Name, from, mark)
+	}
+	if len(in.Coverage) > 0 {
+		fmt.Fprintf(w, "\nsuite tools and what they become (vectors calling a skipped tool skip):\n")
+		for _, k := range sortedKeys(in.Coverage) {
+			fmt.Fprintf(w, "  %-20s → %s\n", k, in.Coverage[k])
+		}
+	}
+	if len(in.AllowedDirs) > 0 {
+		fmt.Fprintf(w, "\nthe target's own allowed-directory listing: %s\n", strings.Join(in.AllowedDirs, ", "))
+	}
+	s := &Summary{Inspection: in, StrayLines: in.StrayLines, StrayExcerpt: in.StrayExcerpt}
+	WriteNotes(w, s)
 }

@@ -225,14 +225,18 @@ func TestHangIsAFailure(t *testing.T) {
 	}
 }
 
-// TestWireViolations: anything but protocol messages on the server's output is a failure.
+// TestWireViolations: JSON on the server's output that is not a protocol message is a failure;
+// a line that is not JSON at all (a banner, a log line) is counted as stray and skipped.
 func TestWireViolations(t *testing.T) {
 	var out bytes.Buffer
-	c := newWireConn(strings.NewReader("hello\n{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{}}\n{\"id\":1}\n"), &out, func() error { return nil })
+	c := newWireConn(strings.NewReader("hello\n{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{}}\n{\"id\":1}\n[1,2]\n"), &out, func() error { return nil })
 	<-c.done
 	v := c.takeViolations()
-	if len(v) != 2 || !strings.Contains(v[0], "not one JSON object") || !strings.Contains(v[1], `"jsonrpc": "2.0"`) {
+	if len(v) != 2 || !strings.Contains(v[0], `"jsonrpc": "2.0"`) || !strings.Contains(v[1], "not one JSON object") {
 		t.Errorf("violations = %q", v)
+	}
+	if n, first := c.stray.get(); n != 1 || first != "hello" {
+		t.Errorf("stray lines %d %q, want 1 \"hello\"", n, first)
 	}
 }
 

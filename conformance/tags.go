@@ -18,6 +18,18 @@ const (
 	ProfileSecurity = "security"
 )
 
+// Every vector is tagged either security or policy.
+const (
+	// TagSecurity: a failure of the vector in the security profile is a real escape or leak.
+	TagSecurity = "security"
+	// TagPolicy: the refusal the vector expects is fsbox's stricter choice (a path that leaves the
+	// root and comes back, a walk through a link that reveals nothing, a denied or protected
+	// pattern of fsbox's configuration). The security profile does not fail a target for not
+	// refusing it; what a reply reveals or changes outside still fails it. Listed in tags.json, or
+	// derived: every refusal the vector expects is of a policy kind (policyKinds).
+	TagPolicy = "policy"
+)
+
 // tagMap assigns tags to vectors by id glob (tags.json).
 type tagMap map[string][]string // tag → id globs
 
@@ -69,12 +81,18 @@ func (v *Vector) AllTags(m tagMap) []string {
 		}
 	}
 	steps(v.Steps)
+	if v.policyRefusalsOnly() {
+		set[TagPolicy] = true
+	}
 	for tag, globs := range m {
 		for _, g := range globs {
 			if ok, _ := doublestar.Match(g, v.ID); ok {
 				set[tag] = true
 			}
 		}
+	}
+	if !set[TagPolicy] {
+		set[TagSecurity] = true
 	}
 	out := make([]string, 0, len(set))
 	for t := range set {
@@ -106,4 +124,29 @@ func HasTag(globs, tags []string) bool {
 		}
 	}
 	return false
+}
+
+// policyRefusalsOnly reports whether the vector expects refusals and every one of them is of a
+// policy kind (fsbox's configuration), none of containment.
+func (v *Vector) policyRefusalsOnly() bool {
+	policy, containment := false, false
+	var steps func([]Step)
+	steps = func(list []Step) {
+		for _, st := range list {
+			k := expectedKind(st.Error)
+			policy = policy || policyKinds[k]
+			containment = containment || securityKinds[k] && !policyKinds[k]
+			steps(st.Parallel)
+			for _, a := range st.Answers {
+				steps(a.Calls)
+			}
+		}
+	}
+	steps(v.Steps)
+	if v.Init != nil {
+		k := expectedKind(v.Init.Error)
+		policy = policy || policyKinds[k]
+		containment = containment || securityKinds[k] && !policyKinds[k]
+	}
+	return policy && !containment
 }

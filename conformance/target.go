@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 )
 
 // StartParams opens a session on a vector's fixture.
@@ -150,15 +151,20 @@ func (t *serverTarget) Name() string { return "server:" + t.cmdline }
 // takes its configuration otherwise fails those vectors (filter them out with --filter).
 func (t *serverTarget) Capabilities() map[string]bool { return withCap(wireCaps, "host_config") }
 func (t *serverTarget) Open(ctx context.Context) (Session, error) {
-	return t.start(t.argv)
+	return t.start(ctx, t.argv)
 }
 
 func (t *serverTarget) OpenWithConfig(ctx context.Context, configFile string) (Session, error) {
-	return t.start(append(append([]string{}, t.argv...), "--config", configFile))
+	return t.start(ctx, append(append([]string{}, t.argv...), "--config", configFile))
 }
 
-func (t *serverTarget) start(argv []string) (Session, error) {
-	p, err := startProcess(argv, "")
+// Preflight checks that the command exists, once, before any vector runs.
+func (t *serverTarget) Preflight(ctx context.Context, fx *Fixture) (*Inspection, error) {
+	return nil, lookCommand(t.argv)
+}
+
+func (t *serverTarget) start(ctx context.Context, argv []string) (Session, error) {
+	p, err := startProcessGrace(argv, "", 5*time.Second, sessionEnv(ctx))
 	if err != nil {
 		return nil, err
 	}

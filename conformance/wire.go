@@ -25,6 +25,10 @@ type Outcome struct {
 	ChangeRequests []any
 	// Skipped is set when a binding adapter cannot perform the call.
 	Skipped string
+	// Sent is what the session really sent when it differs from the suite's arguments (an MCP
+	// mapping's tool name and translated, absolute arguments): strings the client sent are never
+	// leaks.
+	Sent any
 }
 
 // wireConn is the runner's own JSON-RPC 2.0 client: one JSON message per line, responses routed by
@@ -44,6 +48,7 @@ type wireConn struct {
 	crs         []any
 	answer      AnswerFunc
 	violations  []string
+	stray       strayLines
 	notify      chan struct{}
 	done        chan struct{}
 	readErr     error
@@ -83,6 +88,10 @@ func (c *wireConn) readLoop(r io.Reader) {
 }
 
 func (c *wireConn) dispatch(line []byte) {
+	if !isJSONLine(line) {
+		c.stray.add(line) // a banner or log line: counted once for the summary, not a failure
+		return
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	var msg map[string]any
@@ -412,6 +421,8 @@ func (s *wireSession) Side(ctx context.Context, tool string, args any) (*Outcome
 }
 
 func (s *wireSession) Violations() []string { return s.c.takeViolations() }
+
+func (s *wireSession) strayLines() *strayLines { return &s.c.stray }
 
 func (s *wireSession) Close() string {
 	_ = s.c.close()

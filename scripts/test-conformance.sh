@@ -31,7 +31,7 @@ run python --target binding:python --binary "$bin"
 run typescript --target binding:typescript --binary "$bin"
 run rust --target binding:rust --binary "$bin"
 # fsbox's own MCP mode, through the runner's MCP client: strict, and outcome-only.
-run mcp --mapping none --target "mcp:$bin mcp --root {root} --config {config}"
+run mcp --profile strict --mapping none --target "mcp:$bin mcp --root {root} --config {config}"
 run mcp-security --profile security --mapping none --target "mcp:$bin mcp --root {root} --config {config}"
 scripts/test-reference-mcp.sh || status=1
 exit $status

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Grades the reference MCP filesystem server with the security profile, CVE-tagged vectors only:
-# version 2025.3.28 must fail every CVE-2025-53110 / CVE-2025-53109 vector as an escape or leak,
-# the latest version must pass them, and the strict profile must still fail the latest on error
-# kinds and wording. Installs the servers into bin/reference-mcp/ first (npm). About a minute.
+# version 2025.3.28 must fail every CVE-2025-53110 / CVE-2025-53109 vector with a containment class
+# (most with an outside read or write; policy vectors may pass), the latest version must pass
+# them, and the strict profile must still fail the latest on error kinds and wording. Installs the servers into bin/reference-mcp/ first (npm). About a minute.
 #
 #   scripts/test-reference-mcp.sh      FSBOX_SKIP_REFERENCE_MCP=1 skips it (no npm registry)
 set -euo pipefail

@@ -19,6 +19,7 @@ func init() {
 }
 
 const conformanceUsage = `Usage: fsbox conformance run --target TARGET [--filter GLOB]... [--tags GLOB]... [--report FILE] [flags]
+       fsbox conformance inspect --target TARGET [--mapping M]
        fsbox conformance matrix --target TARGET... [--markdown FILE] [--json FILE] [--doc FILE --section NAME] [flags]
        fsbox conformance list [--filter GLOB]... [--tags GLOB]...
 
@@ -41,8 +42,16 @@ Targets:
                             The client probes with server/discover (MCP 2026-07-28) and falls back
                             to initialize; --mcp-protocol VERSION speaks one version only.
 
-Profiles: strict (default) grades every expectation; security grades outcomes only (leaks of
-outside bytes, names or host paths; changes outside the root; refusals that must happen).
+Profiles: strict grades every expectation; security grades outcomes only (outside bytes, names or
+host paths in replies; changes outside the root; refusals containment demands). The default is
+security for mcp: targets (the strict profile grades fsbox's own wording, which says nothing
+about a third-party server) and strict for the others.
+
+inspect starts the target once and prints its tools, which suite tool each is graded as, the
+tools nothing grades (destructive or command-running ones first) and warnings, such as an
+allowed-directory listing wider than the root. run does the same check first: a command that
+does not start fails once, before any vector. run prints progress on stderr and writes --report
+as results arrive.
 
 The matrix runs every --target (no baselines: known failures count as failed) and writes a
 table target x category; --doc splices it into FILE between <!-- matrix:NAME:begin/end -->.
@@ -66,8 +75,10 @@ func runConformance(args []string) int {
 		return conformanceMatrix(args[1:])
 	case "list":
 		return conformanceList(args[1:])
+	case "inspect":
+		return conformanceInspect(args[1:])
 	}
-	return usageErrorf("conformance: unknown action %q (want run, matrix or list)", args[0])
+	return usageErrorf("conformance: unknown action %q (want run, inspect, matrix or list)", args[0])
 }
 
 type conformanceOpts struct {
@@ -75,6 +86,8 @@ type conformanceOpts struct {
 	profile, mapping, mcpProtocol          string
 	filters, tags, targets, labels         []string
 	markdown, jsonOut, doc, section        string
+	canaryDir                              string
+	quiet                                  bool
 	parallel                               int
 	timeout, vectorTimeout                 time.Duration
 	verbose                                bool
@@ -94,7 +107,9 @@ func conformanceFlags(out io.Writer) *flag.FlagSet {
 	fs.Var((*multiFlag)(&o.targets), "target", "what to grade: inproc, server:COMMAND, binding:LANG, adapter:COMMAND, mcp:COMMAND (matrix: repeatable)")
 	fs.Var((*multiFlag)(&o.filters), "filter", "run only vectors whose id matches this glob (repeatable), e.g. 'traversal/**'")
 	fs.Var((*multiFlag)(&o.tags), "tags", "run only vectors with a tag matching this glob (repeatable, or comma-separated), e.g. 'CVE-*', read_file")
-	fs.StringVar(&o.profile, "profile", "strict", "grading: strict (every expectation) or security (outcomes only)")
+	fs.StringVar(&o.profile, "profile", "", "grading: strict (every expectation) or security (outcomes only); default: security for mcp: targets, strict otherwise")
+	fs.StringVar(&o.canaryDir, "canary-dir", "", "where each vector's fake $HOME and the canaries outside the temp directory go (default: <user cache dir>/fsbox-conformance); not inside the temp directory")
+	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")
 	fs.StringVar(&o.mapping, "mapping", "reference", "mcp targets: tool mapping, 'reference', 'none' (suite names) or a mapping file")
 	fs.StringVar(&o.mcpProtocol, "mcp-protocol", conformance.MCPProtocolAuto, "mcp targets: the MCP protocol version to speak, 'auto' (server/discover, else initialize) or one of "+strings.Join(conformance.MCPProtocols[1:], ", "))
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "bound on one call or step; a hang fails with class timeout")
@@ -188,9 +203,61 @@ func buildTarget(spec string, o conformanceOpts) (conformance.Target, int) {
 	return target, 0
 }
 
-func runOptions(target conformance.Target, o conformanceOpts) conformance.Options {
+// profileFor is the profile a target is graded by: --profile, else security for mcp: targets
+// and strict for the others.
+func profileFor(spec string, o conformanceOpts) string {
+	switch {
+	case o.profile != "":
+		return o.profile
+	case strings.HasPrefix(spec, "mcp:"):
+		return conformance.ProfileSecurity
+	}
+	return conformance.ProfileStrict
+}
+
+func runOptions(spec string, target conformance.Target, o conformanceOpts) conformance.Options {
 	return conformance.Options{Target: target, Filter: o.filters, Tags: splitTags(o.tags), Parallel: o.parallel,
-		Profile: o.profile, StepTimeout: o.timeout, VectorTimeout: o.vectorTimeout}
+		Profile: profileFor(spec, o), StepTimeout: o.timeout, VectorTimeout: o.vectorTimeout, CanaryDir: o.canaryDir}
+}
+
+// progress prints one line on stderr per failed vector as it ends and a count line every few
+// seconds, so a long run shows it is alive.
+type progress struct {
+	w      io.Writer
+	last   time.Time
+	failed int
+}
+
+func (p *progress) result(done, total int, r conformance.Result) {
+	if r.Status == "fail" || r.Status == "xpass" {
+		p.failed++
+		fmt.Fprintf(p.w, "conformance: FAIL %s (%s)\n", r.ID, r.WorstClass())
+	}
+	if done == total || time.Since(p.last) > 3*time.Second {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "conformance: %d/%d vectors done, %d failed\n", done, total, p.failed)
+	}
+}
+
+// conformanceInspect prints what the runner learns about a target before a run.
+func conformanceInspect(args []string) int {
+	o, code := parseConformance(args)
+	if code != 0 {
+		return code
+	}
+	if len(o.targets) != 1 {
+		return usageErrorf("conformance inspect: give exactly one --target (%s)", conformance.TargetForms)
+	}
+	target, code := buildTarget(o.targets[0], o)
+	if code != 0 {
+		return code
+	}
+	in, err := conformance.Inspect(context.Background(), runOptions(o.targets[0], target, o))
+	if err != nil {
+		return errorf("conformance: %v", err)
+	}
+	conformance.WriteInspection(os.Stdout, in)
+	return 0
 }
 
 func parseConformance(args []string) (conformanceOpts, int) {
@@ -203,7 +270,7 @@ func parseConformance(args []string) (conformanceOpts, int) {
 	if fs.NArg() > 0 {
 		return o, usageErrorf("conformance: unexpected argument %q", fs.Arg(0))
 	}
-	if o.profile != conformance.ProfileStrict && o.profile != conformance.ProfileSecurity {
+	if o.profile != "" && o.profile != conformance.ProfileStrict && o.profile != conformance.ProfileSecurity {
 		return o, usageErrorf("conformance: unknown --profile %q (want strict or security)", o.profile)
 	}
 	for _, t := range o.targets {
@@ -227,9 +294,9 @@ func conformanceRun(args []string) int {
 	if code != 0 {
 		return code
 	}
-	ropts := runOptions(target, o)
+	ropts := runOptions(o.target, target, o)
 	name := o.baseline
-	if name == "" && o.profile == conformance.ProfileStrict && len(o.tags) == 0 {
+	if name == "" && ropts.Profile == conformance.ProfileStrict && len(o.tags) == 0 {
 		name = conformance.DefaultBaseline(o.target)
 	}
 	if name != "" && name != "none" {
@@ -239,22 +306,42 @@ func conformanceRun(args []string) int {
 		}
 		ropts.Baseline = b
 	}
-	s, err := conformance.Run(context.Background(), ropts)
-	if err != nil {
-		return errorf("conformance: %v", err)
-	}
+	var rw *conformance.ReportWriter
+	var werr error
 	if o.report != "" {
 		f, err := os.Create(o.report)
 		if err != nil {
 			return errorf("conformance: %v", err)
 		}
-		werr := conformance.WriteReport(f, s, target.Capabilities())
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
+		defer f.Close()
+		rw = conformance.NewReportWriter(f)
+	}
+	p := &progress{w: os.Stderr, last: time.Now()}
+	ropts.OnStart = func(in *conformance.Inspection, total int) {
+		if rw != nil && werr == nil {
+			werr = rw.Header(target.Name(), ropts.Profile, target.Capabilities(), total, in)
 		}
-		if werr != nil {
-			return errorf("conformance: writing the report: %v", werr)
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, "conformance: %s, profile %s: %d vectors\n", target.Name(), ropts.Profile, total)
 		}
+	}
+	ropts.OnResult = func(done, total int, r conformance.Result) {
+		if rw != nil && werr == nil {
+			werr = rw.Result(r)
+		}
+		if !o.quiet {
+			p.result(done, total, r)
+		}
+	}
+	s, err := conformance.Run(context.Background(), ropts)
+	if err != nil {
+		return errorf("conformance: %v", err)
+	}
+	if rw != nil && werr == nil {
+		werr = rw.Summary(s)
+	}
+	if werr != nil {
+		return errorf("conformance: writing the report: %v", werr)
 	}
 	conformance.WriteText(os.Stdout, s, o.verbose)
 	if !s.OK() {
@@ -292,6 +379,9 @@ func conformanceMatrix(args []string) int {
 	if (o.doc == "") != (o.section == "") {
 		return usageErrorf("conformance matrix: --doc and --section go together")
 	}
+	if o.profile == "" {
+		o.profile = conformance.ProfileStrict // one profile for the whole table
+	}
 	m := &conformance.Matrix{Profile: o.profile}
 	for _, spec := range o.targets {
 		target, code := buildTarget(spec, o)
@@ -299,7 +389,12 @@ func conformanceMatrix(args []string) int {
 			return code
 		}
 		fmt.Fprintf(os.Stderr, "conformance matrix: %s\n", spec)
-		s, err := conformance.Run(context.Background(), runOptions(target, o))
+		ropts := runOptions(spec, target, o)
+		if !o.quiet {
+			p := &progress{w: os.Stderr, last: time.Now()}
+			ropts.OnResult = p.result
+		}
+		s, err := conformance.Run(context.Background(), ropts)
 		if err != nil {
 			return errorf("conformance: %s: %v", spec, err)
 		}
