@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -11,16 +10,6 @@ import (
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
-
-func init() {
-	register(schema.ToolApplyPatch, func(e *Engine, c *call, raw json.RawMessage) (any, error) {
-		var a schema.ApplyPatchArgs
-		if err := decodeArgs(c.tool, raw, &a); err != nil {
-			return nil, err
-		}
-		return e.applyPatch(c, &a)
-	})
-}
 
 // patchFile is one file operation of a patch, resolved, checked and computed in memory.
 type patchFile struct {
@@ -164,17 +153,12 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		diff, truncated = patchDiff(files)
 	}
 	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
-	ann, aerr := e.announce(c, "patch", files[0].final().rel, diff, truncated, rule, "")
-	if aerr != nil {
-		return nil, aerr
-	}
+	_, stop, aerr := e.ask(c, proposal{op: "patch", rel: files[0].final().rel, diff: diff, truncated: truncated, rule: rule, refusal: "[The patch was not applied: "}, &res.Text, &res.ChangeOutcome)
 	switch {
-	case ann.cancelled:
-		res.Text = "[The patch was not applied: " + ann.reason + "]"
-		res.ChangeOutcome = schema.ChangeOutcome{Cancelled: true, CancelReason: ann.reason}
+	case aerr != nil:
+		return nil, aerr
+	case stop:
 		return res, nil
-	case ann.redo != nil:
-		return nil, ann.redo
 	}
 	res.ModifiedByReviewer = c.reviewed()
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,14 +33,14 @@ type announcement struct {
 	// (decision "edit" with content); the handler writes it instead of the model's, under the
 	// same lock and guard.
 	content *string
-	// redo is the reviewer's replacement arguments (decision "edit" with arguments): the handler
-	// returns it as its error, and Call runs the tool again on them (see [reviewerEdit]).
+	// redo is the reviewer's replacement arguments (decision "edit" with arguments): [Engine.ask]
+	// records it on the call, and Call runs the tool again on them (see [reviewerEdit]).
 	redo *reviewerEdit
 }
 
-// reviewerEdit is what a tool handler returns, as its error, when the reviewer answered its change
-// request with replacement arguments. Call then runs the same tool again on args, from the start
-// and exactly as if the model had sent them: decoding, resolution, containment, policy and every
+// reviewerEdit is the approval's value when the reviewer answered a change request with
+// replacement arguments: [Engine.ask] records it on the call, the handler returns, and Call then
+// runs the same tool again on args (after the handler released its locks), from the start and exactly as if the model had sent them: decoding, resolution, containment, policy and every
 // check of the tool. That second run asks nobody (the reviewer wrote the change, so it is approved
 // by definition, an interrupt rule on a new path included: the reviewer is the party that rule
 // would ask), so it can never loop. When it changes the path announced (rel) it pins nothing
@@ -53,8 +54,6 @@ type reviewerEdit struct {
 	rel  string
 	pin  string
 }
-
-func (*reviewerEdit) Error() string { return "the reviewer edited the change" }
 
 // reviewNote is the line a change's result text ends with when the reviewer's edit was applied.
 const reviewNote = "\nNote: the reviewer modified this change before it was applied."
@@ -108,6 +107,45 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed, Msg: msg, Err: err}
 	}
 	return decide(c.tool, op, rel, pin, ans)
+}
+
+// proposal is one change a tool asks about: the operation and root-relative path announced, its
+// diff, the interrupt rule that matched (nil when none), the content hash the diff was computed
+// from (pin, see [Engine.announce]), and what a refusal says: "[<path> was not <verb>: reason]"
+// (path the refused one, else rel), or refusal itself, followed by the reason, when set.
+type proposal struct {
+	op, rel   string
+	diff      string
+	truncated bool
+	rule      *schema.PermissionRule
+	pin       string
+	verb      string
+	refused   string // the path a refusal names when it is not rel (a move names its source)
+	refusal   string // the start of a refusal's text; "" for the verb's
+}
+
+// ask announces one change ([Engine.announce]) and settles, in one place for every change tool,
+// the two answers that end the handler: a refusal, which sets the result's text and cancelled
+// outcome (text, out), and a reviewer's replacement arguments, which it records on the call for
+// Call to run once the handler has returned and released its locks ([Engine.applyReview]). stop
+// reports that the handler returns its result as it stands. Otherwise the change goes ahead,
+// ann.content holding the reviewer's replacement content when there is one.
+func (e *Engine) ask(c *call, p proposal, text *string, out *schema.ChangeOutcome) (ann announcement, stop bool, err *Error) {
+	ann, err = e.announce(c, p.op, p.rel, p.diff, p.truncated, p.rule, p.pin)
+	switch {
+	case err != nil:
+		return ann, true, err
+	case ann.cancelled && p.refusal != "":
+		*text, *out = p.refusal+ann.reason+"]", schema.ChangeOutcome{Cancelled: true, CancelReason: ann.reason}
+		return ann, true, nil
+	case ann.cancelled:
+		*text, *out = ann.refused(cmp.Or(p.refused, p.rel), p.verb)
+		return ann, true, nil
+	case ann.redo != nil:
+		c.redo = ann.redo
+		return ann, true, nil
+	}
+	return ann, false, nil
 }
 
 // decide turns the client's answer into an announcement. Without a decision, approve decides,

@@ -11,10 +11,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolDelete, tool((*Engine).deleteEntry))
-}
-
 // Bounds of one recursive delete: a bigger tree is refused (too_many_entries) before anything is
 // announced or removed, so the check of every entry and the descriptors held while removing stay
 // bounded.
@@ -77,12 +73,11 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 		diff, truncated = e.deletedDiff(t)
 	}
 	res := &schema.DeleteResult{Path: e.displayOf(t.r)}
-	ann, aerr := e.announce(c, "delete", t.r.rel, diff, truncated, rule, "")
-	if aerr != nil {
+	_, stop, aerr := e.ask(c, proposal{op: "delete", rel: t.r.rel, diff: diff, truncated: truncated, rule: rule, verb: "deleted"}, &res.Text, &res.ChangeOutcome)
+	switch {
+	case aerr != nil:
 		return nil, aerr
-	}
-	if ann.cancelled {
-		res.Text, res.ChangeOutcome = ann.refused(t.r.rel, "deleted")
+	case stop:
 		return res, nil
 	}
 	t, rerr := e.recheck(c.tool, t)

@@ -132,15 +132,17 @@
 // The answer may also approve the reviewer's edit (see [schema.ChangeRequestResult]): a write's
 // or an edit's whole new content is written in step 4 instead of the model's, under the same lock
 // and guard;
-// replacement arguments make the handler return a [reviewerEdit], and Call runs the tool again on
-// them from step 1, every check included, without asking again (the reviewer's change is approved
+// replacement arguments are a [reviewerEdit] the approval returns ([Engine.ask] records it on the
+// call), and once the handler has returned Call runs the tool again on them from step 1, every check included, without asking again (the reviewer's change is approved
 // by definition), pinned to the announced content when it targets the announced path. Either way
 // the result and the event say modified_by_reviewer. delete and remove_directory take no edit.
 //
 // # For the tool files
 //
-// Each tool registers itself in an init function with register and the generic adapter tool,
-// which decodes arguments strictly. A tool resolves its path with resolveFor (or resolve plus
+// Each tool has one line in toolTable (tools.go), through the generic adapter tool, which
+// decodes arguments strictly; its handler lives in the file named after it. A change tool asks
+// about its change with [Engine.ask], which settles a refusal and a reviewer's replacement
+// arguments the same way for every tool. A tool resolves its path with resolveFor (or resolve plus
 // one of checkRead, checkWalkRoot, checkWrite), opens files with openRegular and directories with
 // openDir (both verify identity, rule 5), filters walk entries with resolveRel and canRead,
 // shows paths with display/displayOf, and emits events with call.emit and Engine.base.

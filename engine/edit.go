@@ -11,10 +11,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolEditFile, tool((*Engine).editFile))
-}
-
 // editFile serves edit_file. The replacements are applied to the file's raw bytes: each old_text
 // (UTF-8) must occur exactly once in the bytes produced by the previous replacement, and every
 // byte outside the replaced spans is kept verbatim, CRLF and bytes that are not UTF-8 included.
@@ -73,16 +69,12 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	res := &schema.EditFileResult{Path: e.displayOf(r)}
 	res.ModifiedByReviewer = c.reviewed()
 	if asks {
-		ann, err := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
-		if err != nil {
-			return nil, err
-		}
+		ann, stop, err := e.ask(c, proposal{op: "edit", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "edited"}, &res.Text, &res.ChangeOutcome)
 		switch {
-		case ann.cancelled:
-			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
+		case err != nil:
+			return nil, err
+		case stop:
 			return res, nil
-		case ann.redo != nil:
-			return nil, ann.redo
 		}
 		if ann.content != nil && *ann.content != string(updated) {
 			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {

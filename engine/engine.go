@@ -306,6 +306,11 @@ type call struct {
 	ctx   context.Context
 	tool  string
 	hooks Hooks
+	// fn is the tool's handler (toolTable), which a reviewer's replacement arguments run again.
+	fn toolFunc
+	// redo is the reviewer's replacement arguments, which the approval returned (see [Engine.ask]):
+	// Call runs the tool on them once the handler has returned and released its locks.
+	redo *reviewerEdit
 	// review is set on the run applying a reviewer's replacement arguments (see [reviewerEdit]).
 	review *reviewerEdit
 }
@@ -320,33 +325,6 @@ func (c *call) emit(ev any) {
 // base returns the EventBase of an event of kind about the root-relative path rel.
 func (e *Engine) base(c *call, kind, rel string) schema.EventBase {
 	return schema.EventBase{Kind: kind, Path: rel, RootDir: e.rootDir, Tool: c.tool}
-}
-
-// toolFunc runs one tool call on its raw arguments and returns a *schema.XxxResult.
-type toolFunc func(e *Engine, c *call, args json.RawMessage) (any, error)
-
-// toolTable maps tool names to handlers. Each tool file registers its handler in an init
-// function: register(schema.ToolListDirectory, tool((*Engine).listDirectory)).
-var toolTable = map[string]toolFunc{}
-
-// register adds a tool handler; registering a name twice panics.
-func register(name string, fn toolFunc) {
-	if _, dup := toolTable[name]; dup {
-		panic("engine: tool registered twice: " + name)
-	}
-	toolTable[name] = fn
-}
-
-// tool adapts a typed handler to a toolFunc: the raw arguments are decoded strictly into A (see
-// decodeArgs) before fn runs.
-func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc {
-	return func(e *Engine, c *call, raw json.RawMessage) (any, error) {
-		var a A
-		if err := decodeArgs(c.tool, raw, &a); err != nil {
-			return nil, err
-		}
-		return fn(e, c, &a)
-	}
 }
 
 // Call runs the named tool. The result is the tool's *schema.XxxResult; every error is an
@@ -372,10 +350,10 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(toolName, err)
 	}
-	c := &call{ctx: ctx, tool: toolName, hooks: h}
+	c := &call{ctx: ctx, tool: toolName, hooks: h, fn: fn}
 	res, err = fn(e, c, args)
-	if ed, ok := err.(*reviewerEdit); ok {
-		res, err = e.applyReview(c, fn, ed)
+	if err == nil && c.redo != nil {
+		res, err = e.applyReview(c)
 	}
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
@@ -394,9 +372,10 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 // reviewer's: an absolute host path the reviewer typed is rewritten in the result text and the
 // error message (root-relative inside the root, a placeholder outside), so the model sees no
 // host path it did not write itself.
-func (e *Engine) applyReview(c *call, fn toolFunc, ed *reviewerEdit) (any, error) {
-	c.review = ed
-	res, err := fn(e, c, ed.args)
+func (e *Engine) applyReview(c *call) (any, error) {
+	ed := c.redo
+	c.redo, c.review = nil, ed
+	res, err := c.fn(e, c, ed.args)
 	scrub := e.reviewerPaths(ed.args)
 	if err == nil {
 		if text, ok := schema.ResultText(res); ok {

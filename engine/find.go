@@ -13,10 +13,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolFindFiles, boundedArgs("pattern", maxGlobBytes, tool((*Engine).findFiles)))
-}
-
 // findFiles matches a glob against the paths below path (walk rules 1–7 in walk.go), with
 // doublestar's dialect: "*" and "?" stay within one name, "**" spans any number of directories,
 // "[...]" classes, "{a,b}" alternatives, "\" escapes. Further rules:

@@ -14,10 +14,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolGrep, boundedArgs("pattern", maxRegexBytes, tool((*Engine).grep)))
-}
-
 // grepMaxContext bounds grep's context argument (pydantic-ai-harness rejects, not clamps, more).
 const grepMaxContext = 20
 

@@ -7,10 +7,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolFileInfo, tool((*Engine).fileInfo))
-}
-
 // fileInfo serves file_info. A FIFO, socket or device is never opened: its text says "type: file"
 // as pydantic-ai-harness's does, its typed Type is "other". Regular files are streamed once for binary, line
 // count, hash and media type (hashes of binary files too, so a model can guard an overwrite).

@@ -6,10 +6,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolListDirectory, tool((*Engine).listDirectory))
-}
-
 // listDirectory lists one directory: sorted "dir/" and "file  (N bytes)" lines, "(empty
 // directory)" when nothing is visible, capped at max_list_results and the max_output_chars budget
 // (walk rules 1–7 in walk.go).

@@ -9,10 +9,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolListFiles, boundedArgs("glob", maxGlobBytes, tool((*Engine).listFiles)))
-}
-
 // listFiles is pydantic-ai-harness's rg-backed list_files (rg --files --sort path), natively:
 // the files below a directory, walk rules 1–7 in walk.go, with rg's choices where they differ:
 //

@@ -7,10 +7,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolCreateDirectory, tool((*Engine).createDirectory))
-}
-
 // createDirectory serves create_directory: mkdir -p inside the root. An existing directory is a
 // success with no announcement and no event; anything else in the way is refused before the
 // change is announced.
@@ -30,16 +26,12 @@ func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schem
 		}
 		return nil, errExistsNotDir(c.tool, r)
 	}
-	ann, err := e.announce(c, "create_directory", r.rel, "", false, rule, "")
-	if err != nil {
-		return nil, err
-	}
+	_, stop, err := e.ask(c, proposal{op: "create_directory", rel: r.rel, rule: rule, verb: "created"}, &res.Text, &res.ChangeOutcome)
 	switch {
-	case ann.cancelled:
-		res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
+	case err != nil:
+		return nil, err
+	case stop:
 		return res, nil
-	case ann.redo != nil:
-		return nil, ann.redo
 	}
 	created, merr := e.mkdirAll(c, r)
 	if merr != nil {

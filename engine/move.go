@@ -8,10 +8,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolMoveFile, tool((*Engine).moveFile))
-}
-
 // errCrossDirRename is the portable renameAt's refusal of a rename between two directory handles;
 // moveFile then renames through the root by path.
 var errCrossDirRename = errors.New("rename between directories needs descriptor-relative renameat")
@@ -70,16 +66,12 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 	}
 	res := &schema.MoveFileResult{Source: e.displayOf(src.r), Destination: e.displayOf(dst.r)}
 	diff := fmt.Sprintf("diff --git a/%s b/%s\nrename from %s\nrename to %s\n", src.r.rel, dst.r.rel, src.r.rel, dst.r.rel)
-	ann, err := e.announce(c, "move", dst.r.rel, diff, false, rule, "")
-	if err != nil {
-		return nil, err
-	}
+	_, stop, aerr := e.ask(c, proposal{op: "move", rel: dst.r.rel, diff: diff, rule: rule, verb: "moved", refused: src.r.rel}, &res.Text, &res.ChangeOutcome)
 	switch {
-	case ann.cancelled:
-		res.Text, res.ChangeOutcome = ann.refused(src.r.rel, "moved")
+	case aerr != nil:
+		return nil, aerr
+	case stop:
 		return res, nil
-	case ann.redo != nil:
-		return nil, ann.redo
 	}
 	res.ModifiedByReviewer = c.reviewed()
 	if src, err = e.recheck(c.tool, src); err != nil {

@@ -9,10 +9,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolReadMultipleFiles, tool((*Engine).readMultipleFiles))
-}
-
 // maxMultiPaths caps the paths of one read_multiple_files call. More is refused outright rather
 // than half served: the model resends in batches, and nothing was read or emitted twice.
 const maxMultiPaths = 100

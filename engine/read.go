@@ -14,10 +14,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolReadFile, tool((*Engine).readFile))
-}
-
 // readChunkBytes is the read buffer of the streaming scan; lines longer than this are handled in
 // pieces, so no line is ever held whole unless it is shown.
 const readChunkBytes = 64 << 10

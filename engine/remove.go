@@ -10,10 +10,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolRemoveDirectory, tool((*Engine).removeDirectory))
-}
-
 // entryTarget is a path whose last name is taken literally (a symlink there is the link itself,
 // never its target): what remove_directory, delete and move_file act on.
 type entryTarget struct {
@@ -157,12 +153,11 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 		return nil, errNotEmpty(c.tool, t, n, e.enabled[schema.ToolDelete])
 	}
 	res := &schema.RemoveDirectoryResult{Path: e.displayOf(t.r), Text: "Removed directory: " + a.Path}
-	ann, aerr := e.announce(c, "remove_directory", t.r.rel, "", false, rule, "")
-	if aerr != nil {
+	_, stop, aerr := e.ask(c, proposal{op: "remove_directory", rel: t.r.rel, rule: rule, verb: "removed"}, &res.Text, &res.ChangeOutcome)
+	switch {
+	case aerr != nil:
 		return nil, aerr
-	}
-	if ann.cancelled {
-		res.Text, res.ChangeOutcome = ann.refused(t.r.rel, "removed")
+	case stop:
 		return res, nil
 	}
 	t, rerr := e.recheck(c.tool, t)

@@ -13,10 +13,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolSearchFiles, boundedArgs("pattern", maxRegexBytes, tool((*Engine).searchFiles)))
-}
-
 // searchWindow bounds the files between the walk and the ordered merge: the walk stops when this
 // many files are queued or scanned but not yet merged, so a slow file holds back memory, not
 // correctness.

@@ -10,10 +10,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolStrReplaceBasedEditTool, tool((*Engine).strReplaceBasedEditTool))
-}
-
 // snippetContext is how many lines around a change the result of str_replace and insert shows.
 const snippetContext = 4
 
@@ -216,16 +212,12 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	res.ModifiedByReviewer = c.reviewed()
 	if c.hooks.ChangeRequest != nil || rule != nil {
 		diff, truncated := textdiff.Unified(r.rel, "", *a.FileText)
-		ann, aerr := e.announce(c, "write", r.rel, diff, truncated, rule, absentHash)
-		if aerr != nil {
-			return nil, aerr
-		}
+		ann, stop, aerr := e.ask(c, proposal{op: "write", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: absentHash, verb: "created"}, &res.Text, &res.ChangeOutcome)
 		switch {
-		case ann.cancelled:
-			res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
+		case aerr != nil:
+			return nil, aerr
+		case stop:
 			return res, nil
-		case ann.redo != nil:
-			return nil, ann.redo
 		case ann.content != nil && *ann.content != *a.FileText:
 			content = []byte(*ann.content)
 			res.ModifiedByReviewer = true
@@ -314,16 +306,12 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
 	res.ModifiedByReviewer = c.reviewed()
 	if c.hooks.ChangeRequest != nil || rule != nil {
-		ann, aerr := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
-		if aerr != nil {
-			return nil, aerr
-		}
+		ann, stop, aerr := e.ask(c, proposal{op: "edit", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "edited"}, &res.Text, &res.ChangeOutcome)
 		switch {
-		case ann.cancelled:
-			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
+		case aerr != nil:
+			return nil, aerr
+		case stop:
 			return res, nil
-		case ann.redo != nil:
-			return nil, ann.redo
 		}
 		if ann.content != nil && *ann.content != string(updated) {
 			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {

@@ -7,10 +7,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolDirectoryTree, tool((*Engine).directoryTree))
-}
-
 // directoryTree lists a directory recursively, depth first with siblings sorted, one
 // list_directory line per entry, down to max_depth levels (unlimited by default) and capped at
 // max_list_results entries and the max_output_chars budget (walk rules 1–7 in walk.go). Unreadable subdirectories are shown but

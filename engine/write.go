@@ -12,10 +12,6 @@ import (
 	"github.com/fsbox/fsbox/schema"
 )
 
-func init() {
-	register(schema.ToolWriteFile, tool((*Engine).writeFile))
-}
-
 // writeFile serves write_file. Order of checks (nothing is announced or written when one fails):
 // resolution and containment, write-level access, the target's type (a directory or a
 // non-regular file is refused), a malformed expected_hash on a file that does not exist
@@ -89,16 +85,12 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		if oldKnown || !r.exists {
 			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), a.Content)
 		}
-		ann, err := e.announce(c, "write", r.rel, diff, truncated, rule, current)
-		if err != nil {
-			return nil, err
-		}
+		ann, stop, err := e.ask(c, proposal{op: "write", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "written"}, &res.Text, &res.ChangeOutcome)
 		switch {
-		case ann.cancelled:
-			res.Text, res.ChangeOutcome = ann.refused(r.rel, "written")
+		case err != nil:
+			return nil, err
+		case stop:
 			return res, nil
-		case ann.redo != nil:
-			return nil, ann.redo
 		case ann.content != nil && *ann.content != a.Content:
 			// The reviewer's content, under the same lock and guard as the model's; the
 			// proposal sent back unchanged is a plain approval.
