@@ -9,6 +9,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -545,7 +546,7 @@ func (p *accessPolicy) names(r *resolved, withAncestors bool) []string {
 		base := out
 		out = append([]string(nil), base...)
 		for _, n := range base {
-			out = append(out, ancestors(n)...)
+			out = append(out, relpath.Ancestors(n)...)
 		}
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -282,7 +283,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if _, err := e.checkWrite(s.op, r); err != nil {
 		return false, err
 	}
-	dirRel, name := parentRel(r.rel)
+	dirRel, name := relpath.Parent(r.rel)
 	testHook("open-parent")
 	dir, derr := e.openParent(s.op, r, dirRel)
 	if derr != nil {

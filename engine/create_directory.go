@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -77,7 +78,7 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 		return false, e.writeError(op, r, err)
 	}
 	defer func() { h.close() }()
-	comps := splitPath(r.rel)
+	comps := relpath.Split(r.rel)
 	created := false
 	var refused *Error
 	for i, name := range comps {
@@ -104,7 +105,7 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 			next, err = h.child(name)
 		}
 		if err != nil {
-			return false, e.mkdirStepError(op, r, h, joinRel(comps[:i+1]), name, leaf, err)
+			return false, e.mkdirStepError(op, r, h, relpath.Join(comps[:i+1]), name, leaf, err)
 		}
 		componentSteps.Add(1)
 		h.close()
@@ -128,7 +129,7 @@ func (e *Engine) mkdirChecked(c *call, r *resolved, h dirHandle, comps []string)
 	if unlock != nil {
 		defer unlock()
 		if gitDirCompletedAt(h, name) {
-			if p := joinRel(comps); p != r.rel {
+			if p := relpath.Join(comps); p != r.rel {
 				r = &resolved{rel: p, lexical: p, spelling: p}
 			}
 			return errGitDirCompleted(c.tool, r)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -103,9 +104,9 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, configError("root_dir: %s is not a directory", pyRepr(given))
 	}
 	e := &Engine{cfg: cfg, rootDir: real}
-	e.rootPrefixes = [][]string{splitPath(real)}
+	e.rootPrefixes = [][]string{relpath.Split(real)}
 	if abs != real {
-		e.rootPrefixes = append(e.rootPrefixes, splitPath(abs))
+		e.rootPrefixes = append(e.rootPrefixes, relpath.Split(abs))
 	}
 	if err := e.setLimits(&cfg); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -82,8 +83,8 @@ func (e *Engine) linkTarget(r *resolved) (string, bool) {
 		return "", false
 	}
 	if !strings.HasPrefix(target, "/") {
-		dir, _ := parentRel(r.lexical)
-		if lexicalClean(append(splitPath(dir), strings.Split(target, "/")...)) == "" {
+		dir, _ := relpath.Parent(r.lexical)
+		if relpath.Clean(append(relpath.Split(dir), strings.Split(target, "/")...)) == "" {
 			return outsidePlaceholder, true
 		}
 		return target, true

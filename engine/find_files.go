@@ -10,6 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -289,10 +290,10 @@ func (f *finder) lexOf(name string) string {
 		return f.spelled
 	}
 	if f.base == "." {
-		return joinChild(f.spelled, name)
+		return relpath.Child(f.spelled, name)
 	}
 	if rest, ok := strings.CutPrefix(name, f.base+"/"); ok {
-		return joinChild(f.spelled, rest)
+		return relpath.Child(f.spelled, rest)
 	}
 	return f.spelled
 }
@@ -341,12 +342,12 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 	if f.dropped && comparePaths(lex, f.cutoff) > 0 {
 		return nil // sorts after what the result can show
 	}
-	parent, leaf := parentRel(name)
+	parent, leaf := relpath.Parent(name)
 	realParent, ok := f.fsys.realOf(parent)
 	if !ok {
 		return nil
 	}
-	r := &resolved{spelling: lex, lexical: lex, rel: joinChild(realParent, leaf), exists: true}
+	r := &resolved{spelling: lex, lexical: lex, rel: relpath.Child(realParent, leaf), exists: true}
 	isDir := d.IsDir()
 	if d.Type()&fs.ModeSymlink != 0 {
 		res, err := f.e.resolveRel("", r.rel)

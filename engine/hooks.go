@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -284,7 +285,7 @@ func hookWarning(run schema.PostEditRun, timeout time.Duration, verb string) str
 // at most maxAnnouncedOldBytes (whole), the hash of all of it, and, when the file is not a
 // regular file at rel any more, what became of it (gone) with hash absentHash.
 func (e *Engine) readAfterHooks(rel string) (content []byte, whole bool, hash, gone string) {
-	dir, name := parentRel(rel)
+	dir, name := relpath.Parent(rel)
 	h, err := openDirHandle(e, dir, nil)
 	if err != nil {
 		return nil, false, absentHash, "is no longer reachable (its directory was removed or replaced)"

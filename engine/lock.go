@@ -4,6 +4,8 @@ import (
 	"context"
 	"io/fs"
 	"os"
+
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // dirLock is fsbox's cross-process write lock: an exclusive advisory lock (flock(2), LOCK_EX) on
@@ -96,7 +98,7 @@ func (l *dirLock) unlock() {
 // under it (the read the change is based on and its commit); the caller passes it to commitFile
 // as commitSpec.held and unlocks it after.
 func (e *Engine) lockParent(c *call, r *resolved) (*dirLock, *Error) {
-	dirRel, _ := parentRel(r.rel)
+	dirRel, _ := relpath.Parent(r.rel)
 	var l *dirLock
 	var err error
 	if f, ok := openDirFile(e, dirRel); ok {

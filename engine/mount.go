@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -78,7 +79,7 @@ func (p mountPos) mountAt(name string) *mount {
 	if p.t == nil {
 		return nil
 	}
-	return p.t.at[joinChild(p.rel, name)]
+	return p.t.at[relpath.Child(p.rel, name)]
 }
 
 // child is the position of the handle on the real subdirectory name.
@@ -86,7 +87,7 @@ func (p mountPos) child(name string) mountPos {
 	if p.t == nil {
 		return mountPos{ro: p.ro}
 	}
-	rel := joinChild(p.rel, name)
+	rel := relpath.Child(p.rel, name)
 	if p.t.ancestors[rel] {
 		return mountPos{t: p.t, rel: rel, ro: p.ro}
 	}
@@ -96,7 +97,7 @@ func (p mountPos) child(name string) mountPos {
 // guards reports whether the entry name of the handle at p is a mount point or above one, so that
 // removing, moving or replacing it would take a mount with it.
 func (p mountPos) guards(name string) bool {
-	return p.t != nil && p.t.guards(joinChild(p.rel, name))
+	return p.t != nil && p.t.guards(relpath.Child(p.rel, name))
 }
 
 // guards reports whether rel is a mount point or a directory above one (nil-safe).
@@ -206,7 +207,7 @@ func (t *mountTable) mountToRel(comps []string) ([]string, bool) {
 	}
 	for _, m := range t.list {
 		for _, base := range m.prefixes {
-			if rest, ok := cutComponents(comps, base); ok {
+			if rest, ok := relpath.CutPrefix(comps, base); ok {
 				return append(slices.Clone(m.comps), rest...), true
 			}
 		}
@@ -245,18 +246,18 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 		if p == "" || strings.HasPrefix(p, "/") || strings.IndexByte(p, 0) >= 0 {
 			return fail(configError("%s.path must be a non-empty root-relative path, got %s", field, pyRepr(sm.Path)))
 		}
-		comps := splitPath(p)
+		comps := relpath.Split(p)
 		if len(comps) == 0 || slices.Contains(comps, "..") || slices.Contains(strings.Split(p, "/"), ".") {
 			return fail(configError("%s.path %s must name a directory below the root without '.' or '..' components", field, pyRepr(sm.Path)))
 		}
 		if prefix != "" {
-			rest, ok := cutComponents(comps, splitPath(prefix))
+			rest, ok := relpath.CutPrefix(comps, relpath.Split(prefix))
 			if !ok || len(rest) == 0 {
 				continue // outside the session's root: not visible in this session
 			}
 			comps = rest
 		}
-		rel := joinRel(comps)
+		rel := relpath.Join(comps)
 		for _, other := range t.list {
 			if rel == other.path || strings.HasPrefix(rel, other.path+"/") || strings.HasPrefix(other.path, rel+"/") {
 				return fail(configError("%s.path %s overlaps the mount at %s; mounts may not nest", field, pyRepr(sm.Path), pyRepr(other.path)))
@@ -278,7 +279,7 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 		}
 		// The parent must be a real directory of the root, reached without symlinks, or the
 		// handles (which know real paths) would never meet the mount point.
-		parent, base := parentRel(rel)
+		parent, base := relpath.Parent(rel)
 		if r, rerr := e.resolveRel("new", parent); rerr != nil || !r.exists || !r.info.IsDir() || r.rel != parent {
 			return fail(configError("%s.path %s: its parent must be a directory in the root, reached without symlinks", field, pyRepr(sm.Path)))
 		}
@@ -296,15 +297,15 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 			return fail(configError("%s.dir cannot be opened", field))
 		}
 		m := &mount{path: rel, comps: comps, dir: real, root: root, top: top, readOnly: sm.ReadOnly,
-			prefixes: [][]string{splitPath(real)}}
+			prefixes: [][]string{relpath.Split(real)}}
 		if abs != real {
-			m.prefixes = append(m.prefixes, splitPath(abs))
+			m.prefixes = append(m.prefixes, relpath.Split(abs))
 		}
 		t.list = append(t.list, m)
 		t.at[rel] = m
 		t.names[parent] = append(t.names[parent], base)
 		t.ancestors["."] = true
-		for _, a := range ancestors(rel) {
+		for _, a := range relpath.Ancestors(rel) {
 			t.ancestors[a] = true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -43,9 +44,9 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 			}
 			return nil, errorf(op, d.rel, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(p))
 		case err == nil:
-			r := &resolved{spelling: p, rel: joinRel(append(splitPath(d.rel), base)), dirSlash: dirSlash}
+			r := &resolved{spelling: p, rel: relpath.Join(append(relpath.Split(d.rel), base)), dirSlash: dirSlash}
 			if d.lexical != "" {
-				r.lexical = joinRel(append(splitPath(d.lexical), base))
+				r.lexical = relpath.Join(append(relpath.Split(d.lexical), base))
 			}
 			t = &entryTarget{r: r, parent: d.rel, name: base}
 		case err.Kind != kindOutsideRoot:
@@ -59,7 +60,7 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		dir, name := parentRel(r.rel)
+		dir, name := relpath.Parent(r.rel)
 		t = &entryTarget{r: r, parent: dir, name: name}
 	}
 	if t.r.rel == "." {

@@ -7,6 +7,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // maxSymlinkHops bounds the symlinks one resolution may follow; Linux's MAXSYMLINKS is 40, and a
@@ -45,7 +47,7 @@ type resolved struct {
 //     dangling in-root link resolves to its (missing) in-root target;
 //  6. a non-directory followed by further components is parent_not_directory, and an existing
 //     non-directory spelled with a trailing "/" is not_a_directory;
-//  7. a spelling or resolved path over maxPathBytes, or over maxPathComponents components after
+//  7. a spelling or resolved path over relpath.MaxBytes, or over relpath.MaxComponents components after
 //     cwd is joined and symlinks are expanded, is path_too_long.
 //
 // The result names no symlink at the time of the check, and its FileInfo comes from a descriptor
@@ -59,7 +61,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	if strings.IndexByte(spelling, 0) >= 0 {
 		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(spelling))
 	}
-	if len(spelling) > maxPathBytes {
+	if len(spelling) > relpath.MaxBytes {
 		return nil, errTooLong(op, spelling)
 	}
 	if err := foreignPathError(op, spelling); err != nil {
@@ -73,7 +75,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 		}
 		comps = rest
 	} else {
-		comps = append(splitPath(e.cwd), splitPath(spelling)...)
+		comps = append(relpath.Split(e.cwd), relpath.Split(spelling)...)
 	}
 	// Where the directory handles are os.Roots (not Linux), walkComponents' Lstats follow a
 	// component swapped for an in-root symlink meanwhile; its FileInfo could then describe a
@@ -108,7 +110,7 @@ func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
 	if strings.IndexByte(rel, 0) >= 0 {
 		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(rel))
 	}
-	return e.walkComponents(op, rel, splitPath(rel))
+	return e.walkComponents(op, rel, relpath.Split(rel))
 }
 
 // walkComponents does the work of resolve on a root-relative component list, in one descriptor
@@ -116,13 +118,13 @@ func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
 // one lstat (fstatat, AT_SYMLINK_NOFOLLOW) and, for a directory with more to come, one open
 // (O_NOFOLLOW|O_DIRECTORY) relative to it. The work is linear in the number of components; only
 // ".." and an absolute symlink target re-open from the root (one open per component kept), and
-// both are bounded by maxPathComponents and maxSymlinkHops. A directory swapped for a symlink
+// both are bounded by relpath.MaxComponents and maxSymlinkHops. A directory swapped for a symlink
 // between its lstat and its open fails the open: changed_during_request.
 func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved, *Error) {
-	if len(comps) > maxPathComponents {
+	if len(comps) > relpath.MaxComponents {
 		return nil, errTooLong(op, spelling)
 	}
-	r := &resolved{spelling: spelling, lexical: lexicalClean(comps)}
+	r := &resolved{spelling: spelling, lexical: relpath.Clean(comps)}
 	done := make([]string, 0, len(comps))
 	todo := append([]string(nil), comps...)
 	exists := true
@@ -138,7 +140,7 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	defer func() { h.close() }()
 	// reopen points h at the directory done names, walking from the root again.
 	reopen := func() *Error {
-		next, err := openDirHandle(e, joinRel(done), nil)
+		next, err := openDirHandle(e, relpath.Join(done), nil)
 		componentSteps.Add(int64(len(done)) + 1)
 		if err != nil {
 			return errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
@@ -179,9 +181,9 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 				continue
 			}
 			if errors.Is(err, syscall.ENOTDIR) {
-				return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
+				return nil, errorf(op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
 			}
-			return nil, osError(op, joinRel(append(done, c)), spelling, err)
+			return nil, osError(op, relpath.Join(append(done, c)), spelling, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			hops++
@@ -197,7 +199,7 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
 			}
 			if err != nil {
-				return nil, osError(op, joinRel(append(done, c)), spelling, err)
+				return nil, osError(op, relpath.Join(append(done, c)), spelling, err)
 			}
 			if target == "" {
 				exists = false
@@ -215,18 +217,18 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 					return nil, err
 				}
 			} else {
-				todo = append(splitPath(target), todo...)
+				todo = append(relpath.Split(target), todo...)
 			}
-			if len(done)+len(todo) > maxPathComponents {
+			if len(done)+len(todo) > relpath.MaxComponents {
 				return nil, errTooLong(op, spelling)
 			}
 			continue
 		}
 		done = append(done, c)
 		last = fi
-		more := hasMoreComponents(todo)
+		more := relpath.HasMore(todo)
 		if !fi.IsDir() && more {
-			return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
+			return nil, errorf(op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
 		}
 		if more {
 			componentSteps.Add(1)
@@ -242,8 +244,8 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 			h = next
 		}
 	}
-	r.rel = joinRel(done)
-	if exists && len(r.rel) > maxPathBytes {
+	r.rel = relpath.Join(done)
+	if exists && len(r.rel) > relpath.MaxBytes {
 		return nil, errTooLong(op, spelling)
 	}
 	r.exists = exists
@@ -266,10 +268,10 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	return r, nil
 }
 
-// errTooLong is the error for a path longer than maxPathBytes or maxPathComponents.
+// errTooLong is the error for a path longer than relpath.MaxBytes or relpath.MaxComponents.
 func errTooLong(op, spelling string) *Error {
 	return errorf(op, "", kindPathTooLong, "Path %s is too long (more than %d bytes or %d components). Use a shorter path.",
-		pyRepr(truncateForMessage(spelling)), maxPathBytes, maxPathComponents)
+		pyRepr(truncateForMessage(spelling)), relpath.MaxBytes, relpath.MaxComponents)
 }
 
 // truncateForMessage shortens a long spelling for an error message: its first 100 bytes and an
@@ -288,115 +290,26 @@ func truncateForMessage(s string) string {
 // courtesy because the OS would resolve their ".." against real directories outside the root.
 func (e *Engine) absToRel(p string, lenient bool) ([]string, bool) {
 	for _, base := range e.rootPrefixes {
-		if rest, ok := cutComponents(splitPath(p), base); ok {
+		if rest, ok := relpath.CutPrefix(relpath.Split(p), base); ok {
 			return rest, true
 		}
 	}
 	if !lenient {
 		// A symlink may name a mounted directory by its host path; a model path may not (the
 		// model knows the mount by its mount point only, and probing host paths tells nothing).
-		if rest, ok := e.mounts.mountToRel(splitPath(p)); ok {
+		if rest, ok := e.mounts.mountToRel(relpath.Split(p)); ok {
 			return rest, true
 		}
 	}
 	if lenient {
-		clean := splitPath(path.Clean(p))
+		clean := relpath.Split(path.Clean(p))
 		for _, base := range e.rootPrefixes {
-			if rest, ok := cutComponents(clean, base); ok {
+			if rest, ok := relpath.CutPrefix(clean, base); ok {
 				return rest, true
 			}
 		}
 	}
 	return nil, false
-}
-
-// cutComponents returns comps without the leading base components, if comps starts with them
-// (with no ".." among the matched ones).
-func cutComponents(comps, base []string) ([]string, bool) {
-	if len(comps) < len(base) {
-		return nil, false
-	}
-	for i, b := range base {
-		if comps[i] != b {
-			return nil, false
-		}
-	}
-	return comps[len(base):], true
-}
-
-// splitPath splits p on "/" dropping empty and "." components; ".." is kept.
-func splitPath(p string) []string {
-	parts := strings.Split(p, "/")
-	out := parts[:0]
-	for _, s := range parts {
-		if s != "" && s != "." {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// joinRel joins root-relative components; no components is the root ".".
-func joinRel(comps []string) string {
-	if len(comps) == 0 {
-		return "."
-	}
-	return strings.Join(comps, "/")
-}
-
-// lexicalClean applies ".." to comps without looking at the disk; "" when it leaves the root.
-func lexicalClean(comps []string) string {
-	out := make([]string, 0, len(comps))
-	for _, c := range comps {
-		switch c {
-		case "", ".":
-		case "..":
-			if len(out) == 0 {
-				return ""
-			}
-			out = out[:len(out)-1]
-		default:
-			out = append(out, c)
-		}
-	}
-	return joinRel(out)
-}
-
-// hasMoreComponents reports whether todo still names something below the current component.
-func hasMoreComponents(todo []string) bool {
-	for _, c := range todo {
-		if c != "" && c != "." {
-			return true
-		}
-	}
-	return false
-}
-
-// parentRel returns the root-relative parent of rel and rel's last name; the root's parent is
-// the root itself.
-func parentRel(rel string) (dir, name string) {
-	i := strings.LastIndexByte(rel, '/')
-	if i < 0 {
-		if rel == "." {
-			return ".", "."
-		}
-		return ".", rel
-	}
-	return rel[:i], rel[i+1:]
-}
-
-// ancestors returns the proper ancestors of rel, outermost first ("a", "a/b" for "a/b/c").
-func ancestors(rel string) []string {
-	if rel == "." || rel == "" {
-		return nil
-	}
-	var out []string
-	for i := 0; i < len(rel); i++ {
-		if rel[i] == '/' {
-			out = append(out, rel[:i])
-		}
-	}
-	return out
 }
 
 // display turns a root-relative path into the path results show: relative to cwd, with ".."
@@ -411,8 +324,8 @@ func (e *Engine) display(rel string) string {
 	if strings.HasPrefix(rel, e.cwd+"/") {
 		return rel[len(e.cwd)+1:]
 	}
-	cwd := splitPath(e.cwd)
-	target := splitPath(rel)
+	cwd := relpath.Split(e.cwd)
+	target := relpath.Split(rel)
 	i := 0
 	for i < len(cwd) && i < len(target) && cwd[i] == target[i] {
 		i++
@@ -440,14 +353,14 @@ func (e *Engine) hostToModel(p string) string {
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
-	clean := splitPath(path.Clean(p))
+	clean := relpath.Split(path.Clean(p))
 	for _, base := range e.rootPrefixes {
-		if rest, ok := cutComponents(clean, base); ok {
-			return joinRel(rest)
+		if rest, ok := relpath.CutPrefix(clean, base); ok {
+			return relpath.Join(rest)
 		}
 	}
 	if rest, ok := e.mounts.mountToRel(clean); ok {
-		return joinRel(rest)
+		return relpath.Join(rest)
 	}
 	return outsidePlaceholder
 }

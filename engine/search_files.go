@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -232,7 +233,7 @@ func (w *searchWalk) reached(ent *walkEntry) bool {
 	if !w.s.e.showDots && (strings.HasPrefix(below, ".") || strings.Contains(below, "/.")) {
 		return false
 	}
-	return w.s.include == nil || w.s.include.match(joinChild(w.root.lex, below))
+	return w.s.include == nil || w.s.include.match(relpath.Child(w.root.lex, below))
 }
 
 // walk queues the visible files below d in order; it returns false once the search stopped.

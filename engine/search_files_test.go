@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -204,7 +205,7 @@ func referenceSearch(t *testing.T, root, pattern string, capN int) string {
 			if strings.HasPrefix(de.Name(), ".") || truncated {
 				continue
 			}
-			r := joinChild(rel, de.Name())
+			r := relpath.Child(rel, de.Name())
 			if de.IsDir() {
 				walk(filepath.Join(dir, de.Name()), r)
 				continue

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -276,14 +277,14 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		f.hidden.Dot++
 		return walkEntry{}, false
 	}
-	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(joinChild(d.lex, name), de.IsDir())) {
+	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(relpath.Child(d.lex, name), de.IsDir())) {
 		f.hidden.Ignored++
 		return walkEntry{}, false
 	}
-	ent := walkEntry{name: name, lex: joinChild(d.lex, name), mode: de.Type()}
+	ent := walkEntry{name: name, lex: relpath.Child(d.lex, name), mode: de.Type()}
 	ent.rel = ent.lex
 	if d.rel != d.lex {
-		ent.rel = joinChild(d.rel, name)
+		ent.rel = relpath.Child(d.rel, name)
 	}
 	var r *resolved
 	if ent.mode&fs.ModeSymlink != 0 {
@@ -357,14 +358,6 @@ func (e *Engine) denies() bool {
 		}
 	}
 	return false
-}
-
-// joinChild joins a root-relative directory and a name.
-func joinChild(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // entryLine formats an entry the way list_directory and directory_tree show it: "dir/" or

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // On Linux the walkers hold each directory as a bare descriptor and work relative to it with
@@ -43,7 +45,7 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 	if err != nil {
 		return dirHandle{}, err
 	}
-	for _, name := range splitPath(rel) {
+	for _, name := range relpath.Split(rel) {
 		componentSteps.Add(1)
 		next, err := h.child(name)
 		h.close()
@@ -118,7 +120,7 @@ func confirmResolved(e *Engine, rel string, want fs.FileInfo) bool { return true
 // openFileAt opens the root-relative rel for reading by descriptor: its directory one O_NOFOLLOW
 // component at a time from the root (openDirHandle), then the file itself (openRead).
 func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
-	dir, name := parentRel(rel)
+	dir, name := relpath.Parent(rel)
 	h, err := openDirHandle(e, dir, nil)
 	if err != nil {
 		return nil, nil, err
@@ -181,7 +183,7 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 }
 
 // readlink returns the target of the symlink name below h (readlinkat); a target longer than
-// maxPathBytes is an error.
+// relpath.MaxBytes is an error.
 func (h dirHandle) readlink(name string) (string, error) {
 	if h.mnt.mountAt(name) != nil {
 		return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.EINVAL}
@@ -190,7 +192,7 @@ func (h dirHandle) readlink(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	buf := make([]byte, maxPathBytes+1)
+	buf := make([]byte, relpath.MaxBytes+1)
 	for {
 		n, _, errno := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(h.fd), uintptr(unsafe.Pointer(p)),
 			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
@@ -200,7 +202,7 @@ func (h dirHandle) readlink(name string) (string, error) {
 		if errno != 0 {
 			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: errno}
 		}
-		if int(n) > maxPathBytes {
+		if int(n) > relpath.MaxBytes {
 			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.ENAMETOOLONG}
 		}
 		return string(buf[:n]), nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -144,7 +145,7 @@ func (e *Engine) writableTarget(op string, r *resolved) *Error {
 	if r.exists {
 		return nil
 	}
-	dirRel, _ := parentRel(r.rel)
+	dirRel, _ := relpath.Parent(r.rel)
 	root, sub, _ := e.rootFor(dirRel)
 	fi, err := root.Lstat(sub)
 	switch {
