@@ -10,6 +10,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -542,7 +543,7 @@ func syncDir(dirFile *os.File) { dirFile.Sync() }
 // writeError maps an error writing r: ENOSPC, EROFS and EIO are fatal kinds, the rest as
 // osError.
 func (e *Engine) writeError(op string, r *resolved, err error) *Error {
-	if isRootEscape(err) {
+	if fserr.IsRootEscape(err) {
 		return errChanged(op, r)
 	}
 	return osError(op, r.rel, r.spelling, err)

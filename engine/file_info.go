@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -71,7 +72,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 
 // linkTarget reports the target of the path as the model wrote it, when that (lexical) path is a
 // symlink: relative targets as written when they stay in the root, absolute ones root-relative
-// when inside the root; anything leading out is outsidePlaceholder (a link's outside target is
+// when inside the root; anything leading out is fserr.OutsidePlaceholder (a link's outside target is
 // never shown: docs/protocol.md §6, no host path in model-facing text).
 func (e *Engine) linkTarget(r *resolved) (string, bool) {
 	if r.lexical == "" || r.lexical == "." {
@@ -85,7 +86,7 @@ func (e *Engine) linkTarget(r *resolved) (string, bool) {
 	if !strings.HasPrefix(target, "/") {
 		dir, _ := relpath.Parent(r.lexical)
 		if relpath.Clean(append(relpath.Split(dir), strings.Split(target, "/")...)) == "" {
-			return outsidePlaceholder, true
+			return fserr.OutsidePlaceholder, true
 		}
 		return target, true
 	}

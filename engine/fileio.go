@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"strings"
 	"syscall"
+
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 )
 
 // binarySniffBytes is how much of a file decides whether it is binary: a NUL byte among the first
@@ -97,7 +99,7 @@ func (e *Engine) openError(op string, r *resolved, err error) *Error {
 	switch {
 	case err == errRootGone:
 		return errRootGoneFor(op)
-	case err == errDirSwapped, isRootEscape(err):
+	case err == errDirSwapped, fserr.IsRootEscape(err):
 		return errChanged(op, r)
 	}
 	switch {

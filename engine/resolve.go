@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
@@ -34,7 +35,7 @@ type resolved struct {
 //
 //  1. the empty path and paths with a NUL byte are invalid_path, and so are a Windows absolute
 //     path ("C:\x", "\\server\share") and a home-directory path ("~/x"), with a message naming
-//     the problem (foreignPathError); otherwise "\" is an ordinary character on POSIX, so
+//     the problem (fserr.ForeignPath); otherwise "\" is an ordinary character on POSIX, so
 //     "a\..\b" is a single relative name;
 //  2. an absolute path must name the root (as configured or as resolved) or something below it,
 //     else outside_root; "/proc/self/root/..." is outside like any other foreign prefix;
@@ -64,7 +65,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	if len(spelling) > relpath.MaxBytes {
 		return nil, errTooLong(op, spelling)
 	}
-	if err := foreignPathError(op, spelling); err != nil {
+	if err := fserr.ForeignPath(op, spelling); err != nil {
 		return nil, err
 	}
 	var comps []string
@@ -271,16 +272,7 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 // errTooLong is the error for a path longer than relpath.MaxBytes or relpath.MaxComponents.
 func errTooLong(op, spelling string) *Error {
 	return errorf(op, "", kindPathTooLong, "Path %s is too long (more than %d bytes or %d components). Use a shorter path.",
-		pyRepr(truncateForMessage(spelling)), relpath.MaxBytes, relpath.MaxComponents)
-}
-
-// truncateForMessage shortens a long spelling for an error message: its first 100 bytes and an
-// ellipsis.
-func truncateForMessage(s string) string {
-	if len(s) <= 100 {
-		return s
-	}
-	return strings.ToValidUTF8(s[:100], "") + "..."
+		pyRepr(fserr.Shorten(spelling)), relpath.MaxBytes, relpath.MaxComponents)
 }
 
 // absToRel maps an absolute path onto root-relative components when it names the root (as
@@ -348,7 +340,7 @@ func (e *Engine) displayOf(r *resolved) string {
 }
 
 // hostToModel rewrites a host path for model-facing text: inside the root it becomes
-// root-relative, anything else absolute is outsidePlaceholder, relative names stay as they are.
+// root-relative, anything else absolute is fserr.OutsidePlaceholder, relative names stay as they are.
 func (e *Engine) hostToModel(p string) string {
 	if !strings.HasPrefix(p, "/") {
 		return p
@@ -362,7 +354,7 @@ func (e *Engine) hostToModel(p string) string {
 	if rest, ok := e.mounts.mountToRel(clean); ok {
 		return relpath.Join(rest)
 	}
-	return outsidePlaceholder
+	return fserr.OutsidePlaceholder
 }
 
 // sameFile reports whether two FileInfos describe the same file: the same inode and the same

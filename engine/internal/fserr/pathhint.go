@@ -1,8 +1,12 @@
-package engine
+package fserr
 
-import "strings"
+import (
+	"strings"
 
-// foreignPathError returns the invalid_path error for a model path written for another system or
+	"github.com/fsbox/fsbox/schema"
+)
+
+// ForeignPath returns the invalid_path error for a model path written for another system or
 // for a shell, or nil. On POSIX "\" and "~" are ordinary characters, so without this check
 // `C:\src\a.go` would be taken as one odd relative name and "~/notes.md" as a directory named
 // "~" inside the root: a write would create them, a read would answer not_found, and neither
@@ -16,16 +20,16 @@ import "strings"
 // legal POSIX names a workspace may hold; and "..\x", which stays a single relative name (it
 // cannot leave the root, "\" being no separator here). Host configuration paths are expanded
 // elsewhere (cmd/fsbox); model paths never are.
-func foreignPathError(op, spelling string) *Error {
+func ForeignPath(op, spelling string) *Error {
 	if isWindowsAbs(spelling) {
-		return errorf(op, "", kindInvalidPath,
+		return Errorf(op, "", schema.KindInvalidPath,
 			"Path %s looks like a Windows absolute path; this server runs on a POSIX system and paths are relative to the workspace root (use \"/\" as the separator, e.g. \"src/main.go\").",
-			pyRepr(truncateForMessage(spelling)))
+			PyRepr(Shorten(spelling)))
 	}
 	if isTildePath(spelling) {
-		return errorf(op, "", kindInvalidPath,
+		return Errorf(op, "", schema.KindInvalidPath,
 			"Path %s starts with \"~\", but ~ is not expanded in tool paths: paths are relative to the workspace root (e.g. \"notes.md\"), or absolute inside it.",
-			pyRepr(truncateForMessage(spelling)))
+			PyRepr(Shorten(spelling)))
 	}
 	return nil
 }
@@ -65,3 +69,15 @@ func isTildePath(p string) bool {
 	}
 	return true
 }
+
+// Shorten shortens a long spelling for an error message: its first 100 bytes and an
+// ellipsis.
+func Shorten(s string) string {
+	if len(s) <= 100 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:100], "") + "..."
+}
+
+// isASCIILetter reports whether c is an ASCII letter.
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
