@@ -270,8 +270,8 @@ func (f *rgFiles) cost() uint64 {
 	return c
 }
 
-// match reports whether a file (root-relative spelling) is listed or searched.
-func (f *rgFiles) match(lex string) bool {
+// Match reports whether a file (root-relative spelling) is listed or searched.
+func (f *rgFiles) Match(lex string) bool {
 	if f.glob != nil && f.glob.raw(lex, false) == f.glob.neg {
 		return false
 	}

@@ -118,7 +118,7 @@ func (l *lister) walk(d *walkDir) bool {
 			}
 			continue
 		}
-		if !ent.mode.IsRegular() || l.files != nil && !l.files.match(ent.lex) {
+		if !ent.mode.IsRegular() || l.files != nil && !l.files.Match(ent.lex) {
 			continue
 		}
 		if len(l.res.Paths) == l.e.maxFindResults {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/fnmatch"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -49,7 +50,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 		if err := checkGlob(c.tool, "include_glob", a.IncludeGlob, "use a shorter include_glob, or search from a path further down"); err != nil {
 			return nil, err
 		}
-		g, gerr := newFnPattern(a.IncludeGlob, false)
+		g, gerr := fnmatch.New(a.IncludeGlob, false)
 		if gerr != nil {
 			return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid include_glob %s: %v", pyRepr(a.IncludeGlob), gerr)
 		}
@@ -76,7 +77,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 
 // fileFilter selects the files a search scans by their root-relative spelling: search_files'
 // include_glob, grep's glob and file_type.
-type fileFilter interface{ match(lex string) bool }
+type fileFilter interface{ Match(lex string) bool }
 
 // searcher is the state of one search_files or grep call.
 type searcher struct {
@@ -233,7 +234,7 @@ func (w *searchWalk) reached(ent *walkEntry) bool {
 	if !w.s.e.showDots && (strings.HasPrefix(below, ".") || strings.Contains(below, "/.")) {
 		return false
 	}
-	return w.s.include == nil || w.s.include.match(relpath.Child(w.root.lex, below))
+	return w.s.include == nil || w.s.include.Match(relpath.Child(w.root.lex, below))
 }
 
 // walk queues the visible files below d in order; it returns false once the search stopped.
@@ -276,7 +277,7 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 			}
 			continue
 		}
-		if !ent.mode.IsRegular() || w.s.include != nil && !w.s.include.match(ent.lex) {
+		if !ent.mode.IsRegular() || w.s.include != nil && !w.s.include.Match(ent.lex) {
 			continue
 		}
 		if ent.link && w.reached(&ent) {
@@ -376,7 +377,7 @@ func (s *searcher) searchOne(r *resolved) *Error {
 	if lex == "" {
 		lex = r.rel
 	}
-	if s.include != nil && !s.include.match(lex) {
+	if s.include != nil && !s.include.Match(lex) {
 		return nil
 	}
 	f, fi, err := s.e.openRegular(s.c.tool, r)

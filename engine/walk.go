@@ -343,7 +343,7 @@ func (e *Engine) walkDenied(rel, lex string) bool {
 		if lex != rel {
 			names = append(names, p.frame(lex))
 		}
-		if _, denied := p.deniedIx.first(names); denied {
+		if _, denied := p.deniedIx.First(names); denied {
 			return true
 		}
 	}
@@ -353,7 +353,7 @@ func (e *Engine) walkDenied(rel, lex string) bool {
 // denies reports whether some layer has a denied pattern that can match.
 func (e *Engine) denies() bool {
 	for _, p := range e.policies {
-		if p.denied.matchers() {
+		if p.denied.Matchers() {
 			return true
 		}
 	}
