@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -221,7 +222,7 @@ func TestNew_Validation(t *testing.T) {
 func TestCwd_PathsAndResults(t *testing.T) {
 	fx := makeFixture(t, "project/local.txt: local\n", "shared.txt: shared\n", "project/link.txt => target.txt", "project/target.txt: t\n")
 	e := fx.engine(schema.Config{Cwd: "project"})
-	if txt := resultText(mustCall(t, e, "read_file", map[string]any{"path": "../shared.txt"}, Hooks{})); txt != "[../shared.txt | 1 lines | hash:"+contentHash([]byte("shared\n"))+"]\n     1\tshared\n" {
+	if txt := resultText(mustCall(t, e, "read_file", map[string]any{"path": "../shared.txt"}, Hooks{})); txt != "[../shared.txt | 1 lines | hash:"+text.ContentHash([]byte("shared\n"))+"]\n     1\tshared\n" {
 		t.Errorf("read ../shared.txt = %q", txt)
 	}
 	res := mustCall(t, e, "write_file", map[string]any{"path": "new.txt", "content": "x"}, Hooks{}).(*schema.WriteFileResult)
@@ -258,29 +259,5 @@ func TestPyRepr(t *testing.T) {
 		if got := pyRepr(in); got != want {
 			t.Errorf("pyRepr(%q) = %s; want %s", in, got, want)
 		}
-	}
-}
-
-func TestDecodeLenient(t *testing.T) {
-	cases := map[string]string{
-		"plain":            "plain",
-		"a\xffb":           "a\ufffdb",
-		"\xff\xfe":         "\ufffd\ufffd",
-		"\xe2\x82":         "\ufffd",             // one maximal subpart
-		"\xe2\x82a":        "\ufffda",            // truncated sequence then ASCII
-		"\xed\xa0\x80":     "\ufffd\ufffd\ufffd", // a surrogate: ED is valid only with 80..9F
-		"\xf0\x9f\x98":     "\ufffd",
-		"caf\xe9 needle\n": "caf\ufffd needle\n",
-	}
-	for in, want := range cases {
-		if got := decodeLenient([]byte(in)); got != want {
-			t.Errorf("decodeLenient(%q) = %q; want %q", in, got, want)
-		}
-		if n := runeCountLenient([]byte(in)); n != len([]rune(want)) {
-			t.Errorf("runeCountLenient(%q) = %d; want %d", in, n, len([]rune(want)))
-		}
-	}
-	if got := thousands(1234567); got != "1,234,567" {
-		t.Errorf("thousands = %s", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -334,10 +335,10 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	if err != nil {
 		return osError(c.tool, r.rel, r.spelling, err)
 	}
-	if hasNUL(old) {
+	if text.HasNUL(old) {
 		return errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; apply_patch only changes text files.", p.op.path)
 	}
-	p.old, p.current = old, contentHash(old)
+	p.old, p.current = old, text.ContentHash(old)
 	updated, fail := applyHunks(old, p.op.hunks, p.op.path)
 	if fail != nil {
 		kind := kindNoMatch
@@ -399,7 +400,7 @@ func patchDiff(files []*patchFile) (string, bool) {
 		var cut bool
 		switch p.op.kind {
 		case patchAdd:
-			d, cut = textdiff.Unified(p.r.rel, "", decodeLenient(p.content))
+			d, cut = textdiff.Unified(p.r.rel, "", text.DecodeLenient(p.content))
 		case patchDelete:
 			d, cut = p.delDiff, p.delCut
 		default:
@@ -409,7 +410,7 @@ func patchDiff(files []*patchFile) (string, bool) {
 				fmt.Fprintf(&b, "diff --git a/%s b/%s\nrename from %s\nrename to %s\n", p.r.rel, p.dst.rel, p.r.rel, p.dst.rel)
 			}
 			if !bytes.Equal(p.old, p.content) {
-				d, cut = textdiff.Unified(path, decodeLenient(p.old), decodeLenient(p.content))
+				d, cut = textdiff.Unified(path, text.DecodeLenient(p.old), text.DecodeLenient(p.content))
 			}
 		}
 		b.WriteString(d)
@@ -442,7 +443,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 		if _, err := e.commitFile(c, commitSpec{op: c.tool, r: p.r, content: p.content, guard: absentHash, create: true, locked: p.r.rel}); err != nil {
 			return nil, err
 		}
-		return &patchItem{operation: "add", rel: p.r.rel, hash: contentHash(p.content)}, nil
+		return &patchItem{operation: "add", rel: p.r.rel, hash: text.ContentHash(p.content)}, nil
 	case patchDelete:
 		t, err := e.recheck(c.tool, p.t)
 		if err != nil {
@@ -460,7 +461,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 			}
 			return nil, err
 		}
-		return &patchItem{operation: "update", rel: p.r.rel, hash: contentHash(p.content)}, nil
+		return &patchItem{operation: "update", rel: p.r.rel, hash: text.ContentHash(p.content)}, nil
 	}
 	// A move: the source must still hold the content the hunks were applied to; then the new
 	// path is created (never over a file that appeared) and the old entry unlinked.
@@ -478,7 +479,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 	if err := e.unlinkEntry(c.tool, t, false); err != nil {
 		return nil, err
 	}
-	return &patchItem{operation: "update", rel: p.dst.rel, hash: contentHash(p.content)}, nil
+	return &patchItem{operation: "update", rel: p.dst.rel, hash: text.ContentHash(p.content)}, nil
 }
 
 // hashOf hashes the current content of the regular file r.
@@ -492,7 +493,7 @@ func (e *Engine) hashOf(op string, r *resolved) (string, *Error) {
 	if err != nil {
 		return "", osError(op, r.rel, r.spelling, err)
 	}
-	return contentHash(b), nil
+	return text.ContentHash(b), nil
 }
 
 // emitPatchFile sends the events of one committed file: file_written for an add, file_edited
@@ -509,7 +510,7 @@ func (e *Engine) emitPatchFile(c *call, p *patchFile, it *patchItem, reviewed bo
 	if p.dst != nil {
 		c.emit(&schema.FileMovedEvent{EventBase: e.base(c, schema.KindFileMoved, p.dst.rel), Source: p.r.rel, ModifiedByReviewer: reviewed})
 	}
-	diff, truncated := textdiff.Unified(it.rel, decodeLenient(p.old), decodeLenient(p.content))
+	diff, truncated := textdiff.Unified(it.rel, text.DecodeLenient(p.old), text.DecodeLenient(p.content))
 	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, it.rel), ContentHash: it.hash,
 		Diff: diff, Truncated: truncated, Replacements: len(p.op.hunks), ModifiedByReviewer: reviewed})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -486,11 +487,11 @@ func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
 	if !fi.Mode().IsRegular() || !sameFile(fi, want) {
 		return "", errSwapped
 	}
-	h := newHash()
+	h := text.NewHash()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	return shortHash(h), nil
+	return text.ShortHash(h), nil
 }
 
 // writeTemp writes content to a new hidden temporary file in dir (named by newTempName) and

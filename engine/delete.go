@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -122,10 +123,10 @@ func (e *Engine) deletedDiff(t *entryTarget) (string, bool) {
 	}
 	defer f.Close()
 	old, err := io.ReadAll(io.LimitReader(f, maxAnnouncedOldBytes+1))
-	if err != nil || len(old) > maxAnnouncedOldBytes || hasNUL(old[:min(len(old), 8192)]) {
+	if err != nil || len(old) > maxAnnouncedOldBytes || text.HasNUL(old[:min(len(old), 8192)]) {
 		return headers, true
 	}
-	return textdiff.Unified(t.r.rel, decodeLenient(old), "")
+	return textdiff.Unified(t.r.rel, text.DecodeLenient(old), "")
 }
 
 // treeScan checks a directory tree for delete.

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -36,8 +37,8 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 		return nil, werr
 	}
 	res := t.res
-	if t.budget.over {
-		endBudget(&t.b, t.budget.limit, "show a subdirectory, or a smaller max_depth", t.filter.hidden)
+	if t.budget.Over {
+		endBudget(&t.b, t.budget.Limit, "show a subdirectory, or a smaller max_depth", t.filter.hidden)
 	} else {
 		endListing(&t.b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", t.filter.hidden)
 	}
@@ -63,7 +64,7 @@ type treeWalk struct {
 	pre      *prefetcher
 	res      *schema.DirectoryTreeResult
 	b        strings.Builder
-	budget   outputBudget
+	budget   text.Budget
 }
 
 // walk adds the entries ents of dir (at depth, open as sh) and, depth first, of its

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -54,10 +55,10 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if err != nil {
 		return nil, osError(c.tool, r.rel, r.spelling, err)
 	}
-	if hasNUL(old) {
+	if text.HasNUL(old) {
 		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; edit_file only edits text files.", a.Path)
 	}
-	current := contentHash(old)
+	current := text.ContentHash(old)
 	if expected != "" && expected != current {
 		return nil, e.conflict(c.tool, r, expected, current)
 	}
@@ -65,7 +66,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	if eerr != nil {
 		return nil, eerr
 	}
-	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
+	diff, truncated := textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(updated))
 	res := &schema.EditFileResult{Path: e.displayOf(r)}
 	res.ModifiedByReviewer = c.reviewed()
 	if asks {
@@ -81,7 +82,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 				return nil, err
 			}
 			updated = []byte(*ann.content)
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), *ann.content)
 			res.ModifiedByReviewer = true
 		}
 	}
@@ -93,7 +94,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 		return nil, cerr
 	}
-	h := contentHash(updated)
+	h := text.ContentHash(updated)
 	after := e.runPostEdit(c, r.rel, h, "edit")
 	if after != nil && after.changed {
 		// The event shows the change as it stands after the hooks.
@@ -102,7 +103,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		case h == absentHash:
 			diff, truncated = textdiff.HeadersOnly(r.rel), true
 		case after.whole:
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(after.content))
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(after.content))
 		default:
 			diff, truncated = textdiff.HeadersOnly(r.rel), true
 		}

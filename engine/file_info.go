@@ -6,6 +6,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -49,7 +50,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 		if binary {
 			res.MediaType = sc.media
 			if res.MediaType == "" {
-				res.MediaType = binaryType(sc.head)
+				res.MediaType = text.BinaryType(sc.head)
 			}
 			lines = append(lines, "media_type: "+res.MediaType)
 		} else {

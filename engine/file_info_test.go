@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -16,7 +17,7 @@ func TestFileInfo_BinaryHashAndMediaType(t *testing.T) {
 	info := func(p string) *schema.FileInfoResult {
 		return mustCall(t, e, "file_info", schema.FileInfoArgs{Path: p}, Hooks{}).(*schema.FileInfoResult)
 	}
-	if r := info("p.png"); r.MediaType != "image/png" || r.Hash != contentHash(png) || !strings.HasSuffix(r.Text, "binary: True\nmedia_type: image/png\nhash: "+contentHash(png)) {
+	if r := info("p.png"); r.MediaType != "image/png" || r.Hash != text.ContentHash(png) || !strings.HasSuffix(r.Text, "binary: True\nmedia_type: image/png\nhash: "+text.ContentHash(png)) {
 		t.Errorf("p.png: %+v", r)
 	}
 	if r := info("notes.txt"); r.MediaType != "text/plain" || strings.Contains(r.Text, "media_type") {

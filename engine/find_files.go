@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -81,7 +82,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		}
 	}
 	fsys.ign, fsys.reach = e.ignore, reach
-	fsys.prune = func(name string) bool { return f.budget.tooLong(e.display(f.lexOf(name))) }
+	fsys.prune = func(name string) bool { return f.budget.TooLong(e.display(f.lexOf(name))) }
 	werr := doublestar.GlobWalk(fsys, full, f.visit, globOpts...)
 	if err := c.ctx.Err(); err != nil {
 		return nil, cancelled(c.tool, err)
@@ -108,7 +109,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		if len(res.Paths) > 0 {
 			n++
 		}
-		if !f.budget.take(n) {
+		if !f.budget.Take(n) {
 			res.Truncated = true
 			break
 		}
@@ -119,8 +120,8 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		res.Paths = append(res.Paths, shown)
 	}
 	switch {
-	case f.budget.over:
-		endBudget(&b, f.budget.limit, "search from a path further down, or use a more specific pattern", fsys.hidden)
+	case f.budget.Over:
+		endBudget(&b, f.budget.Limit, "search from a path further down, or use a more specific pattern", fsys.hidden)
 	case !res.Truncated && (f.dropped || fsys.pruned > 0):
 		// Compaction kept only a prefix that already overruns the caps, so this cannot happen;
 		// a pruned directory can: nothing below it could be shown.
@@ -129,7 +130,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 			b.WriteByte('\n')
 		}
 		b.WriteString("[... " + strconv.Itoa(fsys.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
-			strconv.Itoa(f.budget.limit) + ")]")
+			strconv.Itoa(f.budget.Limit) + ")]")
 		endHidden(&b, fsys.hidden)
 	default:
 		endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.", fsys.hidden)
@@ -255,7 +256,7 @@ type finder struct {
 	filter  *walkFilter
 	base    string // resolved search path, root-relative
 	spelled string // the model's spelling of it, root-relative
-	budget  outputBudget
+	budget  text.Budget
 	// dirsOnly: the pattern ended in "/", so only directories (real or symlinked) match.
 	dirsOnly bool
 	// found holds the matches so far, unsorted and possibly repeated (alternatives can name a
@@ -310,7 +311,7 @@ func (f *finder) compact() {
 	chars, keep := 0, len(f.found)
 	for i, p := range f.found {
 		chars += utf8.RuneCountInString(f.shown(p)) + 1
-		if i+1 > f.e.maxFindResults || chars > f.budget.limit {
+		if i+1 > f.e.maxFindResults || chars > f.budget.Limit {
 			keep = i + 1
 			break
 		}
@@ -369,7 +370,7 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 		return nil
 	}
 	f.found = append(f.found, foundPath{lex: lex, dir: isDir})
-	if f.foundChars += len(lex); len(f.found) > compactEntries+f.e.maxFindResults || f.foundChars > compactChars*f.budget.limit {
+	if f.foundChars += len(lex); len(f.found) > compactEntries+f.e.maxFindResults || f.foundChars > compactChars*f.budget.Limit {
 		f.compact()
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -98,9 +99,9 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 // --max-columns-preview shows it.
 func cutLong(line []byte) string {
 	if len(line) <= grepWidth || utf8.RuneCount(line) <= grepWidth {
-		return decodeLenient(line)
+		return text.DecodeLenient(line)
 	}
-	return decodeLenient(line[:runeOffset(line, 0, 0, grepWidth)]) + " [... omitted end of long line]"
+	return text.DecodeLenient(line[:text.RuneOffset(line, 0, 0, grepWidth)]) + " [... omitted end of long line]"
 }
 
 // scanContext scans a whole file (at most maxSearchFileBytes, checked by the caller) for grep

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -307,13 +308,13 @@ func (e *Engine) readAfterHooks(rel string) (content []byte, whole bool, hash, g
 		return nil, false, absentHash, "changed while it was being re-read"
 	}
 	defer f.Close()
-	hh := newHash()
+	hh := text.NewHash()
 	var buf limitedBuffer
 	buf.limit = maxAnnouncedOldBytes
 	if _, err := io.Copy(io.MultiWriter(hh, &buf), f); err != nil {
 		return nil, false, absentHash, "could not be re-read"
 	}
-	return buf.b, !buf.over, shortHash(hh), ""
+	return buf.b, !buf.over, text.ShortHash(hh), ""
 }
 
 // limitedBuffer keeps the first limit bytes written to it and notes whether there were more.

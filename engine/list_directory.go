@@ -42,8 +42,8 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 		}
 		res.Entries = append(res.Entries, e.dirEntryOf(&ent, 0))
 	}
-	if budget.over {
-		endBudget(&b, budget.limit, "list a subdirectory, or use find_files with a narrower pattern", filter.hidden)
+	if budget.Over {
+		endBudget(&b, budget.Limit, "list a subdirectory, or use find_files with a narrower pattern", filter.hidden)
 	} else {
 		endListing(&b, res.Truncated, len(res.Entries), e.maxListResults, "entries", "(empty directory)", filter.hidden)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -39,15 +40,15 @@ func (e *Engine) listFiles(c *call, a *schema.ListFilesArgs) (*schema.ListFilesR
 	}
 	res := l.res
 	switch {
-	case l.budget.over:
-		endBudget(&l.b, l.budget.limit, "list a subdirectory, or use a narrower glob", l.filter.hidden)
+	case l.budget.Over:
+		endBudget(&l.b, l.budget.Limit, "list a subdirectory, or use a narrower glob", l.filter.hidden)
 	case !res.Truncated && l.pruned > 0:
 		res.Truncated = true
 		if l.b.Len() > 0 {
 			l.b.WriteByte('\n')
 		}
 		l.b.WriteString("[... " + strconv.Itoa(l.pruned) + " directories not listed: their paths alone are longer than max_output_chars (" +
-			strconv.Itoa(l.budget.limit) + ")]")
+			strconv.Itoa(l.budget.Limit) + ")]")
 		endHidden(&l.b, l.filter.hidden)
 	default:
 		endListing(&l.b, res.Truncated, len(res.Paths), e.maxFindResults, "files", "No files found.", l.filter.hidden)
@@ -74,7 +75,7 @@ type lister struct {
 	c      *call
 	filter *walkFilter
 	files  *rgFiles // nil: every file
-	budget outputBudget
+	budget text.Budget
 	b      strings.Builder
 	res    *schema.ListFilesResult
 	pruned int // directories whose paths alone overrun the budget (budget rule 4)
@@ -103,7 +104,7 @@ func (l *lister) walk(d *walkDir) bool {
 			if !l.filter.descend(&ent) || l.files != nil && l.files.dirExcluded(ent.lex) {
 				continue
 			}
-			if l.budget.tooLong(l.e.display(ent.lex)) {
+			if l.budget.TooLong(l.e.display(ent.lex)) {
 				l.pruned++
 				continue
 			}
@@ -130,7 +131,7 @@ func (l *lister) walk(d *walkDir) bool {
 		if l.b.Len() > 0 {
 			n++
 		}
-		if !l.budget.take(n) {
+		if !l.budget.Take(n) {
 			l.res.Truncated = true
 			return false
 		}

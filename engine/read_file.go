@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -93,7 +94,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 		case offset >= sc.lines:
 			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
 		case sc.piece.column >= sc.piece.seen:
-			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Column %d is at or past the end of line %d (%s characters).", sc.piece.column, offset+1, thousands(sc.piece.seen))
+			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Column %d is at or past the end of line %d (%s characters).", sc.piece.column, offset+1, text.Thousands(sc.piece.seen))
 		}
 		e.renderPiece(res, sc, header, offset, sc.piece.column)
 		c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
@@ -118,7 +119,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 				first = sc.shown[0].lineChars
 			}
 			fmt.Fprintf(&body, "... (Line %d is %s characters and does not fit the read window. Use offset=%d, column=0 to read it in pieces, or offset=%d to skip it.)\n",
-				offset+1, thousands(first), offset, offset+1)
+				offset+1, text.Thousands(first), offset, offset+1)
 			next := offset + 1
 			if next < sc.lines {
 				res.NextOffset = &next
@@ -182,7 +183,7 @@ func readLabel(p string, maxChars int) string {
 // characters fit budget. A zero limit renders nothing (file_info).
 type scanWindow struct {
 	offset, limit, budget int
-	keepMedia             bool        // keep the bytes of an image or PDF up to maxMediaBytes (read_file)
+	keepMedia             bool        // keep the bytes of an image or PDF up to text.MaxMediaBytes (read_file)
 	piece                 *pieceState // with read_file's column: collect a piece of the line at offset
 }
 
@@ -204,7 +205,7 @@ type scanResult struct {
 	arena    []byte         // the rendered lines of shown, back to back
 	firstLen int            // code points of the window's first line when it did not fit
 	media    string         // for an image or PDF, its media type (binary is then true)
-	head     []byte         // for a binary file, its first hexPreviewBytes bytes
+	head     []byte         // for a binary file, its first text.HexPreviewBytes bytes
 	data     []byte         // for media kept by scanWindow.keepMedia, every byte
 	piece    *pieceState    // scanWindow.piece, filled
 }
@@ -238,12 +239,12 @@ func (s *scanResult) used(lines []renderedLine) int {
 }
 
 // scan reads f once from its current offset: it hashes every byte, decides binary from the first
-// binarySniffBytes, counts lines and renders the window w. Memory is bounded by w.budget (and
+// text.SniffBytes, counts lines and renders the window w. Memory is bounded by w.budget (and
 // readChunkBytes), not by the file.
 //
 // sizeHint (the file's size from fstat) only sizes the read buffer: small files get a small one.
 func (e *Engine) scan(ctx context.Context, f io.Reader, sizeHint int64, w scanWindow) (*scanResult, error) {
-	h := newHash()
+	h := text.NewHash()
 	cr := &countingReader{r: f, h: h}
 	res := &scanResult{}
 	if w.limit > 0 && sizeHint > 0 {
@@ -253,20 +254,20 @@ func (e *Engine) scan(ctx context.Context, f io.Reader, sizeHint int64, w scanWi
 	}
 	bufSize := int64(readChunkBytes)
 	if sizeHint >= 0 && sizeHint < bufSize {
-		bufSize = max(sizeHint+1, binarySniffBytes)
+		bufSize = max(sizeHint+1, text.SniffBytes)
 	}
 	br := bufio.NewReaderSize(cr, int(bufSize))
-	sniff, err := br.Peek(binarySniffBytes)
+	sniff, err := br.Peek(text.SniffBytes)
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if media := sniffMedia(sniff); media != "" || hasNUL(sniff) {
+	if media := text.SniffMedia(sniff); media != "" || text.HasNUL(sniff) {
 		res.binary, res.media = true, media
-		res.head = bytes.Clone(sniff[:min(len(sniff), hexPreviewBytes)])
+		res.head = bytes.Clone(sniff[:min(len(sniff), text.HexPreviewBytes)])
 		var sink io.Writer = io.Discard
 		var data *cappedBuffer
-		if media != "" && w.keepMedia && sizeHint <= maxMediaBytes {
-			data = &cappedBuffer{limit: maxMediaBytes}
+		if media != "" && w.keepMedia && sizeHint <= text.MaxMediaBytes {
+			data = &cappedBuffer{limit: text.MaxMediaBytes}
 			sink = data
 		}
 		if _, err := copyCtx(ctx, sink, br); err != nil {
@@ -275,7 +276,7 @@ func (e *Engine) scan(ctx context.Context, f io.Reader, sizeHint int64, w scanWi
 		if data != nil && !data.over {
 			res.data = data.buf.Bytes()
 		}
-		res.size, res.hash = cr.n, shortHash(h)
+		res.size, res.hash = cr.n, text.ShortHash(h)
 		return res, nil
 	}
 	ls := lineState{w: w, res: res, capBytes: 4*w.budget + utf8.UTFMax}
@@ -302,7 +303,7 @@ func (e *Engine) scan(ctx context.Context, f io.Reader, sizeHint int64, w scanWi
 	if ls.partial {
 		ls.endLine()
 	}
-	res.size, res.hash, res.piece = cr.n, shortHash(h), w.piece
+	res.size, res.hash, res.piece = cr.n, text.ShortHash(h), w.piece
 	return res, nil
 }
 
@@ -314,11 +315,11 @@ type lineState struct {
 
 	idx     int // 0-based index of the current line
 	partial bool
-	buf     []byte      // the current line's bytes, while it may still be shown
-	over    bool        // the current line outgrew capBytes
-	count   runeCounter // code points of the current line, when it is the window's first
-	closed  bool        // the window is complete (limit reached or a line did not fit)
-	usedEst int         // characters of res.shown
+	buf     []byte           // the current line's bytes, while it may still be shown
+	over    bool             // the current line outgrew capBytes
+	count   text.RuneCounter // code points of the current line, when it is the window's first
+	closed  bool             // the window is complete (limit reached or a line did not fit)
+	usedEst int              // characters of res.shown
 }
 
 // inWindow reports whether the current line is still a candidate for the window.
@@ -335,7 +336,7 @@ func (ls *lineState) feed(p []byte) {
 		return
 	}
 	if ls.idx == ls.w.offset {
-		ls.count.write(p)
+		ls.count.Write(p)
 	}
 	if ls.over {
 		return
@@ -366,7 +367,7 @@ func (ls *lineState) endLine() {
 			ls.res.arena = ls.res.arena[:mark]
 			ls.closed = true
 			if ls.idx == ls.w.offset {
-				ls.res.firstLen = ls.count.total()
+				ls.res.firstLen = ls.count.Total()
 			}
 		}
 	}
@@ -385,9 +386,9 @@ func (ls *lineState) endLine() {
 func renderLine(arena []byte, number int, line []byte) ([]byte, renderedLine) {
 	var num [20]byte
 	digits := strconv.AppendInt(num[:0], int64(number), 10)
-	text := line
+	shown := line
 	if !utf8.Valid(line) {
-		text = []byte(decodeLenient(line))
+		shown = []byte(text.DecodeLenient(line))
 	}
 	off := len(arena)
 	pad := max(6-len(digits), 0)
@@ -396,8 +397,8 @@ func renderLine(arena []byte, number int, line []byte) ([]byte, renderedLine) {
 	}
 	arena = append(arena, digits...)
 	arena = append(arena, '\t')
-	arena = append(arena, text...)
-	lineChars := utf8.RuneCount(text)
+	arena = append(arena, shown...)
+	lineChars := utf8.RuneCount(shown)
 	gutter := pad + len(digits) + 1
 	return arena, renderedLine{off: off, end: len(arena), gutter: gutter, chars: gutter + lineChars, lineChars: lineChars}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -51,7 +52,7 @@ func (e *Engine) readMultipleFiles(c *call, a *schema.ReadMultipleFilesArgs) (*s
 		if i > 0 {
 			sep = 1
 		}
-		left := budget.limit - budget.used - sep
+		left := budget.Limit - budget.Used - sep
 		if i > 0 && left < minMultiWindow {
 			res.NotRead = a.Paths[i:]
 			break
@@ -69,14 +70,14 @@ func (e *Engine) readMultipleFiles(c *call, a *schema.ReadMultipleFilesArgs) (*s
 			}
 			item.Error = &schema.ToolError{Kind: ee.Kind, Message: ee.Msg}
 			text = "[" + p + ": " + ee.Msg + "]\n"
-			if !budget.take(sep+utf8.RuneCountInString(text)) && i > 0 {
+			if !budget.Take(sep+utf8.RuneCountInString(text)) && i > 0 {
 				res.NotRead = a.Paths[i:]
 				break
 			}
 		} else {
 			item.Result = r
 			text = r.Text
-			budget.take(sep + utf8.RuneCountInString(text))
+			budget.Take(sep + utf8.RuneCountInString(text))
 		}
 		if i > 0 {
 			b.WriteByte('\n')
@@ -87,8 +88,8 @@ func (e *Engine) readMultipleFiles(c *call, a *schema.ReadMultipleFilesArgs) (*s
 	if len(res.NotRead) > 0 {
 		res.Truncated = true
 		shown := res.NotRead[:min(len(res.NotRead), maxSkippedNamed)]
-		b.WriteString("\n[" + strconv.Itoa(len(res.NotRead)) + " files not read: the output budget of " + strconv.Itoa(budget.limit) +
-			" characters (max_output_chars) is used up. Read them with read_file: " + noticePaths(shown, len(res.NotRead)) + "]\n")
+		b.WriteString("\n[" + strconv.Itoa(len(res.NotRead)) + " files not read: the output budget of " + strconv.Itoa(budget.Limit) +
+			" characters (max_output_chars) is used up. Read them with read_file: " + text.NoticePaths(shown, len(res.NotRead)) + "]\n")
 	}
 	res.Text = b.String()
 	return res, nil

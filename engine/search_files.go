@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/fnmatch"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -100,7 +101,7 @@ type searcher struct {
 	matches   []schema.SearchMatch
 	ctxs      []bool // for grep: whether matches[i] is a context line
 	truncated bool
-	budget    outputBudget
+	budget    text.Budget
 	skipped   []string // display paths of the first files skipped as too large or unreadable
 	nSkipped  int      // how many were skipped
 
@@ -132,17 +133,17 @@ type searchOut struct {
 // keep records one matching line of o, cut for display, and reports whether the scan of the
 // file should go on: not past the match cap, and not once its lines alone overrun the budget
 // (the merge would drop them), so a file retains at most about a budget of text.
-func (s *searcher) keep(o *searchOut, line int, text []byte) bool {
+func (s *searcher) keep(o *searchOut, line int, lineText []byte) bool {
 	var t string
 	if s.cut != nil {
-		t = s.cut(text)
+		t = s.cut(lineText)
 	} else {
-		t = cutLine(text, s.m.re.FindIndex)
+		t = text.CutLine(lineText, s.m.re.FindIndex)
 	}
 	o.lines = append(o.lines, line)
 	o.texts = append(o.texts, t)
 	o.chars += len(t)
-	return len(o.lines) <= s.limit && o.chars <= s.budget.limit
+	return len(o.lines) <= s.limit && o.chars <= s.budget.Limit
 }
 
 // sharedDir is a walk directory shared by the walk and the jobs of its files; the last user
@@ -260,7 +261,7 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 			if !w.s.filter.descend(&ent) || w.s.dirExclude != nil && w.s.dirExclude(ent.lex) {
 				continue
 			}
-			if w.s.budget.tooLong(w.s.e.display(ent.lex)) {
+			if w.s.budget.TooLong(w.s.e.display(ent.lex)) {
 				w.s.pruned++ // nothing below could be shown (budget rule 4)
 				continue
 			}
@@ -429,7 +430,7 @@ func (s *searcher) add(o *searchOut) {
 		if len(s.matches) > 0 {
 			n++
 		}
-		if !s.budget.take(n) {
+		if !s.budget.Take(n) {
 			s.truncated = true
 			return
 		}
@@ -473,12 +474,12 @@ func (s *searcher) result() *schema.SearchFilesResult {
 			b.WriteByte('\n')
 		}
 		switch {
-		case s.budget.over:
+		case s.budget.Over:
 			narrow := s.narrow
 			if narrow == "" {
 				narrow = "narrow the search: a path further down, a more specific pattern, or an include_glob"
 			}
-			b.WriteString(budgetLine(s.budget.limit, narrow))
+			b.WriteString(text.BudgetLine(s.budget.Limit, narrow))
 		case s.truncated:
 			what := s.what
 			if what == "" {
@@ -487,14 +488,14 @@ func (s *searcher) result() *schema.SearchFilesResult {
 			b.WriteString(truncatedLine(s.limit, what))
 		default:
 			b.WriteString("[... " + strconv.Itoa(s.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
-				strconv.Itoa(s.budget.limit) + "); search from inside them]")
+				strconv.Itoa(s.budget.Limit) + "); search from inside them]")
 		}
 	}
 	if s.nSkipped > 0 {
 		b.WriteString("\n[")
 		b.WriteString(strconv.Itoa(s.nSkipped))
 		b.WriteString(" files skipped (too large or unreadable): ")
-		b.WriteString(noticePaths(s.skipped, s.nSkipped))
+		b.WriteString(text.NoticePaths(s.skipped, s.nSkipped))
 		b.WriteString("]")
 	}
 	endHidden(&b, h)

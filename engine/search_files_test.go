@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -78,7 +79,7 @@ func TestSearchFiles_Errors(t *testing.T) {
 func TestSearchFiles_Content(t *testing.T) {
 	fx := makeFixture(t,
 		"bin.dat: needle\\0",
-		"late_nul.dat: "+strings.Repeat("x", binarySniffBytes)+"\\0needle\n",
+		"late_nul.dat: "+strings.Repeat("x", text.SniffBytes)+"\\0needle\n",
 		"latin1.txt: caf\xe9 needle\n",
 		"crlf.txt: a needle\r\nb\r\n",
 		"nonl.txt: first\nlast needle",
@@ -211,7 +212,7 @@ func referenceSearch(t *testing.T, root, pattern string, capN int) string {
 				continue
 			}
 			data, _ := os.ReadFile(filepath.Join(dir, de.Name()))
-			if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
+			if bytes.IndexByte(data[:min(len(data), text.SniffBytes)], 0) >= 0 {
 				continue
 			}
 			lines := strings.Split(string(data), "\n")
@@ -362,7 +363,7 @@ func FuzzLineMatcher(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.IndexByte(content[:min(len(content), binarySniffBytes)], 0) >= 0 {
+		if bytes.IndexByte(content[:min(len(content), text.SniffBytes)], 0) >= 0 {
 			if !binary {
 				t.Fatal("a NUL in the first 8192 bytes was not reported as binary")
 			}

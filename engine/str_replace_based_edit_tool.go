@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -235,7 +236,7 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: absentHash, create: true, locked: r.rel}); cerr != nil {
 		return nil, cerr
 	}
-	h := contentHash(content)
+	h := text.ContentHash(content)
 	after := e.runPostEdit(c, r.rel, h, "write")
 	if after != nil {
 		h = after.hash
@@ -278,10 +279,10 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	if err != nil {
 		return nil, osError(c.tool, r.rel, r.spelling, err)
 	}
-	if hasNUL(old) {
+	if text.HasNUL(old) {
 		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; %s only edits text files.", a.Path, c.tool)
 	}
-	current := contentHash(old)
+	current := text.ContentHash(old)
 	var updated []byte
 	var firstLine, shownLines int // 1-based first changed line and how many lines the new text has
 	if a.Command == "str_replace" {
@@ -302,7 +303,7 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		}
 		firstLine, shownLines = *a.InsertLine+1, max(strings.Count(strings.TrimSuffix(*text, "\n"), "\n")+1, 1)
 	}
-	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
+	diff, truncated := textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(updated))
 	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
 	res.ModifiedByReviewer = c.reviewed()
 	if c.hooks.ChangeRequest != nil || rule != nil {
@@ -318,7 +319,7 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 				return nil, err
 			}
 			updated = []byte(*ann.content)
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), *ann.content)
 			res.ModifiedByReviewer = true
 			firstLine, shownLines = 1, 0
 		}
@@ -329,13 +330,13 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		}
 		return nil, cerr
 	}
-	h := contentHash(updated)
+	h := text.ContentHash(updated)
 	after := e.runPostEdit(c, r.rel, h, "edit")
 	if after != nil && after.changed {
 		h = after.hash
 		diff, truncated = textdiff.HeadersOnly(r.rel), true
 		if after.whole && h != absentHash {
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(after.content))
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(after.content))
 		}
 	}
 	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -21,7 +22,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private"}})
 	outsideBefore := snapshot(t, fx.outside)
 	privateBefore := snapshot(t, fx.abs("private"))
-	forbidden := []string{"OUTSIDE", "PRIVATE", contentHash([]byte("OUTSIDE\n")), contentHash([]byte("PRIVATE\n"))}
+	forbidden := []string{"OUTSIDE", "PRIVATE", text.ContentHash([]byte("OUTSIDE\n")), text.ContentHash([]byte("PRIVATE\n"))}
 
 	stopFlipping := flipDirectory(fx, "dir", fx.outside, "private")
 

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -374,13 +375,13 @@ func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {
 }
 
 // fitEntry writes ent's line to b (after a newline, but for the first) when it fits the budget.
-func (e *Engine) fitEntry(budget *outputBudget, b *strings.Builder, ent *walkEntry) bool {
+func (e *Engine) fitEntry(budget *text.Budget, b *strings.Builder, ent *walkEntry) bool {
 	start := b.Len()
 	if start > 0 {
 		b.WriteByte('\n')
 	}
 	e.entryLine(b, ent)
-	if !budget.take(utf8.RuneCountInString(b.String()[start:])) {
+	if !budget.Take(utf8.RuneCountInString(b.String()[start:])) {
 		// Cut back to where the line began (the builder keeps its bytes; the text is rebuilt).
 		s := b.String()[:start]
 		b.Reset()
@@ -395,7 +396,7 @@ func endBudget(b *strings.Builder, limit int, narrow string, hidden schema.Hidde
 	if b.Len() > 0 {
 		b.WriteByte('\n')
 	}
-	b.WriteString(budgetLine(limit, narrow))
+	b.WriteString(text.BudgetLine(limit, narrow))
 	endHidden(b, hidden)
 }
 

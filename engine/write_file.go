@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -84,7 +85,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		}
 		diff, truncated := textdiff.HeadersOnly(r.rel), true
 		if oldKnown || !r.exists {
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), a.Content)
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), a.Content)
 		}
 		ann, stop, err := e.ask(c, proposal{op: "write", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "written"}, &res.Text, &res.ChangeOutcome)
 		switch {
@@ -105,7 +106,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if cerr != nil {
 		return nil, cerr
 	}
-	h := contentHash(content)
+	h := text.ContentHash(content)
 	after := e.runPostEdit(c, r.rel, h, "write")
 	if after != nil {
 		h = after.hash
@@ -114,7 +115,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Created = created
 	res.Chars = utf8.RuneCountInString(a.Content)
-	res.Lines = countLines(a.Content)
+	res.Lines = text.CountLines(a.Content)
 	res.Text = fmt.Sprintf("Wrote %d chars (%d lines) to %s.", res.Chars, res.Lines, a.Path)
 	if e.hashes && h != absentHash {
 		res.Hash = h
@@ -172,7 +173,7 @@ func (e *Engine) expectedHash(op, s string) (h string, bad bool, err *Error) {
 	if !e.hashes {
 		return "", false, errorf(op, "", kindInvalidArguments, "Unknown argument 'expected_hash': content hashes are off.")
 	}
-	h, ok := parseExpectedHash(s)
+	h, ok := text.ParseExpectedHash(s)
 	if !ok {
 		return malformedHash(h), true, nil
 	}
@@ -199,7 +200,7 @@ func badHash(op, raw string) *Error {
 
 // readHead reads up to limit bytes of f and hashes all of it; size is the file's length as read.
 func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err error) {
-	h := newHash()
+	h := text.NewHash()
 	cr := &countingReader{r: f, h: h}
 	buf := make([]byte, limit)
 	n, err := io.ReadFull(cr, buf)
@@ -209,5 +210,5 @@ func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err
 	if _, err := io.Copy(io.Discard, cr); err != nil {
 		return nil, "", 0, err
 	}
-	return buf[:n], shortHash(h), cr.n, nil
+	return buf[:n], text.ShortHash(h), cr.n, nil
 }

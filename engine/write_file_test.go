@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -12,7 +13,7 @@ func TestWriteFile_Basics(t *testing.T) {
 	fx := makeFixture(t, "hello.txt: Hello, world!\n", "link.txt => hello.txt", "sub/", "p |")
 	e := fx.engine(schema.Config{})
 	res := mustCall(t, e, "write_file", schema.WriteFileArgs{Path: "fmt.txt", Content: "ab\ncd\n"}, Hooks{}).(*schema.WriteFileResult)
-	if want := "Wrote 6 chars (2 lines) to fmt.txt. [hash:" + contentHash([]byte("ab\ncd\n")) + "]"; res.Text != want || !res.Created {
+	if want := "Wrote 6 chars (2 lines) to fmt.txt. [hash:" + text.ContentHash([]byte("ab\ncd\n")) + "]"; res.Text != want || !res.Created {
 		t.Errorf("write = %q created=%v; want %q", res.Text, res.Created, want)
 	}
 	// Through an in-root symlink: the target changes, the link stays a link.

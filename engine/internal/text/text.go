@@ -1,4 +1,4 @@
-package engine
+package text
 
 import (
 	"strconv"
@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// decodeLenient decodes b as UTF-8 the way Python's bytes.decode("utf-8", "replace") does: every
+// DecodeLenient decodes b as UTF-8 the way Python's bytes.decode("utf-8", "replace") does: every
 // maximal invalid subpart (a truncated sequence, or a single stray byte) becomes one U+FFFD.
 // Read and search show text this way; hashes and edits use the raw bytes.
-func decodeLenient(b []byte) string {
+func DecodeLenient(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
@@ -33,8 +33,8 @@ func decodeLenient(b []byte) string {
 	return sb.String()
 }
 
-// runeCountLenient counts the code points decodeLenient(b) would have.
-func runeCountLenient(b []byte) int {
+// RuneCountLenient counts the code points DecodeLenient(b) would have.
+func RuneCountLenient(b []byte) int {
 	if utf8.Valid(b) {
 		return utf8.RuneCount(b)
 	}
@@ -91,15 +91,15 @@ func invalidSubpart(b []byte) int {
 	return k
 }
 
-// runeCounter counts code points of a stream fed in chunks. An incomplete sequence at a chunk's
+// RuneCounter counts code points of a stream fed in chunks. An incomplete sequence at a chunk's
 // end (at most 3 bytes) is carried over and completed from the next chunk's first bytes, so no
 // chunk is ever copied.
-type runeCounter struct {
+type RuneCounter struct {
 	n     int
 	carry []byte
 }
 
-func (rc *runeCounter) write(b []byte) {
+func (rc *RuneCounter) Write(b []byte) {
 	if len(rc.carry) > 0 {
 		joined := append(rc.carry, b[:min(len(b), utf8.UTFMax)]...)
 		if !utf8.FullRune(joined) {
@@ -129,15 +129,15 @@ func (rc *runeCounter) write(b []byte) {
 			break
 		}
 	}
-	rc.n += runeCountLenient(b[:cut])
+	rc.n += RuneCountLenient(b[:cut])
 	rc.carry = append(rc.carry, b[cut:]...)
 }
 
-// total returns the count, counting any carried bytes as what they decode to.
-func (rc *runeCounter) total() int { return rc.n + runeCountLenient(rc.carry) }
+// Total returns the count, counting any carried bytes as what they decode to.
+func (rc *RuneCounter) Total() int { return rc.n + RuneCountLenient(rc.carry) }
 
-// thousands formats n with "," separators, as Python's "{:,}".
-func thousands(n int) string {
+// Thousands formats n with "," separators, as Python's "{:,}".
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	neg := strings.HasPrefix(s, "-")
 	if neg {
@@ -156,9 +156,9 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// countLines returns the number of lines of s split on "\n" only: a final line without "\n"
+// CountLines returns the number of lines of s split on "\n" only: a final line without "\n"
 // counts, a trailing "\n" does not start another ("" is 0 lines, "a\nb" 2).
-func countLines(s string) int {
+func CountLines(s string) int {
 	n := strings.Count(s, "\n")
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		n++
