@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -167,7 +168,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 	b.WriteString("Success. Updated the following files:\n")
 	for i, p := range files {
 		if i > 0 {
-			testHook("patch-next-file")
+			commit.Hook("patch-next-file")
 		}
 		item, err := e.commitPatchFile(c, p)
 		if err != nil {
@@ -475,7 +476,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 	if _, err := e.commitFile(c, commitSpec{op: c.tool, r: p.dst, content: p.content, guard: absentHash, create: true, locked: p.dst.rel}); err != nil {
 		return nil, err
 	}
-	testHook("patch-move-written")
+	commit.Hook("patch-move-written")
 	if err := e.unlinkEntry(c.tool, t, false); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
@@ -232,7 +233,7 @@ type commitSpec struct {
 	// held is the cross-process lock of the parent directory when the caller took it before
 	// reading the content the change is based on ([Engine.lockParent]); nil makes commitFile
 	// take it itself, after opening the parent.
-	held *dirLock
+	held *commit.Lock
 }
 
 // lockChange takes the per-path lock of a change for its whole course, from reading the current
@@ -248,9 +249,9 @@ func (e *Engine) lockChange(r *resolved) (unlock func()) { return e.locks.lock(r
 //  1. re-resolves the spelling and requires the same resolved path (never redirects) and the
 //     write-level access again;
 //  2. opens the parent directory as a sub-root and checks it is the directory resolved, then
-//     holds the directory's cross-process lock ([dirLock]) until step 5 is done (taking it, or
+//     holds the directory's cross-process lock ([commit.Lock]) until step 5 is done (taking it, or
 //     checking that s.held is on this very directory), and sweeps the directory's stale
-//     temporary files once per session ([tempSweeper]);
+//     temporary files once per session ([commit.Sweeper]);
 //  3. checks the target under that directory: a symlink or a different file type swapped in is
 //     changed_during_request or not_regular_file; a guard that does not match the current
 //     content (hashed through an O_NONBLOCK|O_NOFOLLOW descriptor verified with fstat) is
@@ -286,7 +287,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		return false, err
 	}
 	dirRel, name := relpath.Parent(r.rel)
-	testHook("open-parent")
+	commit.Hook("open-parent")
 	dir, derr := e.openParent(s.op, r, dirRel)
 	if derr != nil {
 		return false, derr
@@ -297,9 +298,9 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		return false, lerr
 	}
 	if s.held == nil {
-		defer lock.unlock()
+		defer lock.Unlock()
 	}
-	e.temps.sweep(c.ctx, dir, lock)
+	e.temps.Sweep(c.ctx, dir, lock)
 
 	cur, exists, cerr := e.currentTarget(s, dir, name)
 	if cerr != nil {
@@ -321,7 +322,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if exists {
 		mode = cur.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists)
+	tmp, werr := writeTemp(dir, lock.File, s.content, mode, exists)
 	if werr != nil {
 		return false, e.writeError(s.op, r, werr)
 	}
@@ -332,7 +333,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		}
 	}()
 	// Step 5: the target must still be what step 3 saw.
-	testHook("before-rename")
+	commit.Hook("before-rename")
 	again, aerr := dir.Lstat(name)
 	switch {
 	case exists && (aerr != nil || !sameFile(again, cur)):
@@ -358,22 +359,22 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		}
 	}
 	committed = true
-	syncDir(lock.f)
+	syncDir(lock.File)
 	return !exists, nil
 }
 
 // lockCommitDir returns the cross-process lock of dir, the verified parent of a commit: s.held
 // when the caller took it, which must be on this very directory (else the directory was swapped
 // since, changed_during_request), or a lock taken now, which the caller releases.
-func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root) (*dirLock, *Error) {
+func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root) (*commit.Lock, *Error) {
 	if s.held != nil {
 		got, err := dir.Stat(".")
-		if err != nil || !sameFile(got, s.held.info) {
+		if err != nil || !sameFile(got, s.held.Info) {
 			return nil, errChanged(s.op, r)
 		}
 		return s.held, nil
 	}
-	l, err := lockDir(c.ctx, dir)
+	l, err := commit.LockDir(c.ctx, dir)
 	if err != nil {
 		return nil, e.lockError(c, s.op, r, err)
 	}
@@ -502,7 +503,7 @@ func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
 // dirFile is dir itself, open (the directory lock's descriptor): where the platform can, the
 // temporary file is created relative to it (createTemp), outside the runtime poller.
 func writeTemp(dir *os.Root, dirFile *os.File, content []byte, mode fs.FileMode, replacing bool) (string, error) {
-	name := newTempName()
+	name := commit.NewTempName()
 	perm := fs.FileMode(0o666)
 	if replacing {
 		perm = 0o600
@@ -548,15 +549,4 @@ func (e *Engine) writeError(op string, r *resolved, err error) *Error {
 		return errChanged(op, r)
 	}
 	return osError(op, r.rel, r.spelling, err)
-}
-
-// testHookCommit, when set by a test, runs at named points of commitFile ("open-parent",
-// "before-rename") so tests can swap files at exactly the moment a race would, and when a
-// change starts waiting for a directory lock another holds ("lock-wait").
-var testHookCommit func(stage string)
-
-func testHook(stage string) {
-	if testHookCommit != nil {
-		testHookCommit(stage)
-	}
 }

@@ -37,10 +37,10 @@
 //     left behind (".fsbox-<pid>-<16 hex>.tmp") is removed by the first write of a later session
 //     into its directory, only when provably stale: exact name, a regular file of this user,
 //     found under the directory's lock (rule 8), its pid dead or the file an hour old
-//     ([tempSweeper]); each directory is swept once per session.
+//     ([commit.Sweeper]); each directory is swept once per session.
 //  8. Serialised changes. Changes to one resolved path are serialised inside one Engine, and
 //     every fsbox process holds an exclusive flock on the target's directory from the content
-//     check to the rename ([dirLock]; for a change nobody is asked about, from the read it is
+//     check to the rename ([commit.Lock]; for a change nobody is asked about, from the read it is
 //     computed from). The content guard (expected_hash, or the hash of what was announced) is
 //     checked under both right before the rename, so of two writers with the same expected_hash
 //     exactly one wins, in one process or in several, and no update another fsbox process

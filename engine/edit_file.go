@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -36,7 +37,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	defer unlock()
 	locked := r.rel
 	asks := c.hooks.ChangeRequest != nil || rule != nil
-	var held *dirLock
+	var held *commit.Lock
 	if !asks && r.exists {
 		// Nobody is asked, so the read the edit is based on and its commit are one turn under
 		// the cross-process lock: another fsbox process cannot change the file in between.
@@ -44,7 +45,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		if held, lerr = e.lockParent(c, r); lerr != nil {
 			return nil, lerr
 		}
-		defer held.unlock()
+		defer held.Unlock()
 	}
 	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
 	if oerr != nil {

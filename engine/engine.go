@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -53,8 +54,8 @@ type Engine struct {
 	hooksUnconfined bool
 	hookPrefix      string // the session root relative to the hooks' root, "" or ending in "/"
 
-	locks pathLocks   // per resolved path, for writes and edits
-	temps tempSweeper // directories whose stale temporary files were swept
+	locks pathLocks      // per resolved path, for writes and edits
+	temps commit.Sweeper // directories whose stale temporary files were swept
 }
 
 // Options are the host's settings that are not part of the wire Config.

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
@@ -38,7 +39,7 @@ import (
 //     objects, refs or commondir, or one of those where HEAD is (gitDirCompleted). checkWrite
 //     refuses it before anything is announced (checkGitDirCreate); the check that counts is
 //     made at the moment of creation, through the descriptor of the directory the entry is
-//     created in and during its turn (gitCreateTurn: that directory's fsbox lock, [dirLock],
+//     created in and during its turn (gitCreateTurn: that directory's fsbox lock, [commit.Lock],
 //     and an engine-wide mutex), by write_file, create_directory (for every directory it
 //     creates) and move_file (for the destination's name, whatever the moved entry is). So no
 //     order of calls assembles one, concurrent calls included, from one server or several: two
@@ -287,12 +288,12 @@ func (e *Engine) gitMemberLock(c *call, h dirHandle, name string) (unlock func()
 	if err != nil {
 		return nil, err
 	}
-	l, err := lockFile(c.ctx, f)
+	l, err := commit.LockFile(c.ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	e.gitMu.Lock()
-	return func() { e.gitMu.Unlock(); l.unlock() }, nil
+	return func() { e.gitMu.Unlock(); l.Unlock() }, nil
 }
 
 // gitDirCompletedAt is gitDirCompleted for the directory h.

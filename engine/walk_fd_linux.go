@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
@@ -87,7 +88,7 @@ func rootHandle(top *os.File, pos mountPos) (dirHandle, error) {
 	fd := -1
 	// A new open of "." rather than a dup: a duplicate would share the directory offset that
 	// getdents advances, so a second listing would come back empty.
-	err := withFd(top, func(s int) error {
+	err := commit.WithFd(top, func(s int) error {
 		var oerr error
 		fd, oerr = openat(s, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 		return oerr
@@ -138,7 +139,7 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 // of the runtime poller (an os.Root open registers every file with it, five system calls wasted).
 func createTemp(_ *os.Root, dirFile *os.File, name string, perm fs.FileMode) (*os.File, error) {
 	fd := -1
-	err := withFd(dirFile, func(s int) error {
+	err := commit.WithFd(dirFile, func(s int) error {
 		for {
 			var oerr error
 			fd, oerr = syscall.Openat(s, name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm))

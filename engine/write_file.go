@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
@@ -39,7 +40,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		return nil, err
 	}
 	needAsk := c.hooks.ChangeRequest != nil || rule != nil
-	var held *dirLock
+	var held *commit.Lock
 	if !needAsk {
 		// Nobody is asked: the expected_hash check and the commit are one turn under the
 		// cross-process lock.
@@ -47,7 +48,7 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		if held, lerr = e.lockParent(c, r); lerr != nil {
 			return nil, lerr
 		}
-		defer held.unlock()
+		defer held.Unlock()
 	}
 	var old []byte
 	oldKnown, current := false, absentHash

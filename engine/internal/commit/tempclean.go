@@ -1,4 +1,4 @@
-package engine
+package commit
 
 import (
 	"context"
@@ -20,10 +20,10 @@ const (
 	tempRandHex = 16
 )
 
-// staleTempAge is how old a leftover temporary file whose pid belongs to a live process must be
+// StaleTempAge is how old a leftover temporary file whose pid belongs to a live process must be
 // before it is swept: the pid may have been reused, but no write takes an hour between creating
 // its temporary file and renaming it while another process waits on the directory's lock.
-const staleTempAge = time.Hour
+const StaleTempAge = time.Hour
 
 // maxSweptDirs bounds the directories one Engine remembers as swept; once that many were swept,
 // further directories are not swept in this session (a later session will).
@@ -32,16 +32,16 @@ const maxSweptDirs = 4096
 // sweepBatch is how many names a sweep reads at a time between cancellation checks.
 const sweepBatch = 256
 
-// newTempName returns a fresh temporary file name of this process.
-func newTempName() string {
+// NewTempName returns a fresh temporary file name of this process.
+func NewTempName() string {
 	var rnd [tempRandHex / 2]byte
 	rand.Read(rnd[:])
 	return tempPrefix + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:]) + tempSuffix
 }
 
-// parseTempName returns the pid of a name in the exact form newTempName makes (decimal pid
+// ParseTempName returns the pid of a name in the exact form newTempName makes (decimal pid
 // without a leading zero, 16 lowercase hex digits), ok false for anything else.
-func parseTempName(name string) (pid int, ok bool) {
+func ParseTempName(name string) (pid int, ok bool) {
 	mid, ok := strings.CutPrefix(name, tempPrefix)
 	if !ok {
 		return 0, false
@@ -73,8 +73,8 @@ func parseTempName(name string) (pid int, ok bool) {
 // fileID is a file's device and inode.
 type fileID struct{ dev, ino uint64 }
 
-// tempSweeper removes the temporary files that killed fsbox processes left behind. When a write
-// holds the cross-process lock of a directory ([dirLock]) for the first time in a session, it
+// Sweeper removes the temporary files that killed fsbox processes left behind. When a write
+// holds the cross-process lock of a directory ([Lock]) for the first time in a session, it
 // reads the directory's names once and removes each file that is provably a stale temporary of
 // fsbox:
 //
@@ -84,7 +84,7 @@ type fileID struct{ dev, ino uint64 }
 //  3. the directory's lock is held, which no other fsbox process can hold while one of its
 //     temporary files exists there: every writer creates, renames or removes its temporary file
 //     under that lock, and the kernel releases it only when the writer is done or dead;
-//  4. its pid names no live process, or the file is older than staleTempAge (the pid may have
+//  4. its pid names no live process, or the file is older than StaleTempAge (the pid may have
 //     been reused): a second, independent proof, which also keeps the sweep safe where the lock
 //     is not exclusive across machines.
 //
@@ -98,19 +98,19 @@ type fileID struct{ dev, ino uint64 }
 //
 // Not swept: temporary files of fsbox versions before this naming (".fsbox-<16 hex>.tmp"), whose
 // writers took no lock, so nothing proves them dead; anything on a file system or platform
-// without the lock ([dirLock.held] false).
-type tempSweeper struct {
+// without the lock ([Lock.held] false).
+type Sweeper struct {
 	mu    sync.Mutex
 	swept map[fileID]bool // guarded by mu
 }
 
-// sweep removes the stale temporary files of the directory dir, whose lock l the caller holds,
+// Sweep removes the stale temporary files of the directory dir, whose lock l the caller holds,
 // unless it was swept already in this session.
-func (s *tempSweeper) sweep(ctx context.Context, dir *os.Root, l *dirLock) {
-	if !l.held {
+func (s *Sweeper) Sweep(ctx context.Context, dir *os.Root, l *Lock) {
+	if !l.Held {
 		return
 	}
-	id, ok := fileKey(l.info)
+	id, ok := fileKey(l.Info)
 	if !ok {
 		return
 	}
@@ -131,7 +131,7 @@ func (s *tempSweeper) sweep(ctx context.Context, dir *os.Root, l *dirLock) {
 		}
 		names, err := d.Readdirnames(sweepBatch)
 		for _, name := range names {
-			if pid, ok := parseTempName(name); ok {
+			if pid, ok := ParseTempName(name); ok {
 				removeStaleTemp(dir, name, pid)
 			}
 		}
@@ -148,13 +148,13 @@ func (s *tempSweeper) sweep(ctx context.Context, dir *os.Root, l *dirLock) {
 }
 
 // removeStaleTemp removes the temporary file name of process pid in dir when rules 2 and 4 of
-// [tempSweeper] hold (the caller ensures 1 and 3).
+// [Sweeper] hold (the caller ensures 1 and 3).
 func removeStaleTemp(dir *os.Root, name string, pid int) {
 	fi, err := dir.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() || !ownedByUs(fi) {
 		return
 	}
-	if processAlive(pid) && time.Since(fi.ModTime()) < staleTempAge {
+	if processAlive(pid) && time.Since(fi.ModTime()) < StaleTempAge {
 		return
 	}
 	dir.Remove(name)

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package engine
+package commit
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func lockExclusive(ctx context.Context, f *os.File) (held bool, err error) {
 	case !errors.Is(err, syscall.EWOULDBLOCK):
 		return false, err
 	}
-	testHook("lock-wait")
+	Hook("lock-wait")
 	done := make(chan error, 1)
 	go func() { done <- flockFile(f, syscall.LOCK_EX) }()
 	select {
@@ -44,7 +44,7 @@ func lockExclusive(ctx context.Context, f *os.File) (held bool, err error) {
 
 // flockFile runs flock(2) on f's descriptor, retrying on EINTR.
 func flockFile(f *os.File, how int) error {
-	return withFd(f, func(fd int) error {
+	return WithFd(f, func(fd int) error {
 		for {
 			if err := syscall.Flock(fd, how); err != syscall.EINTR {
 				return err

@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package engine
+package commit
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 )
 
 // lockExclusive takes no cross-process lock where flock(2) is not available: changes are then
-// serialised inside one process only (see [dirLock]).
+// serialised inside one process only (see [Lock]).
 func lockExclusive(ctx context.Context, f *os.File) (held bool, err error) { return false, nil }
 
 // fileKey, ownedByUs and processAlive are not needed without a lock: nothing is ever swept.
