@@ -109,27 +109,47 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	if abs != real {
 		e.rootPrefixes = append(e.rootPrefixes, relpath.Split(abs))
 	}
-	if err := e.setLimits(&cfg); err != nil {
+	if err := e.configure(&cfg, opts, hostRel); err != nil {
 		return nil, err
 	}
-	if err := e.setTools(&cfg); err != nil {
+	if err := e.openRoot(opts, hostReal, hostRel, real, given); err != nil {
 		return nil, err
+	}
+	if err := e.confine(cfg, opts, hostRel); err != nil {
+		return nil, err
+	}
+	if err := e.setCwd(cfg.Cwd); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// configure validates and stores the settings of cfg that open nothing: limits, tools, flags,
+// the session's access policy and the host's post_edit hooks (the host's layer when opts.Host
+// is set; hostRel is the session root relative to the host's root).
+func (e *Engine) configure(cfg *schema.Config, opts Options, hostRel string) *Error {
+	if err := e.setLimits(cfg); err != nil {
+		return err
+	}
+	if err := e.setTools(cfg); err != nil {
+		return err
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
 	e.allowGitDirs = isTrue(cfg.AllowGitDirs) && (opts.Host == nil || isTrue(opts.Host.AllowGitDirs))
-	e.rootInGit, _ = gitPathIn(strings.Trim(filepath.ToSlash(real), "/"))
+	e.rootInGit, _ = gitPathIn(strings.Trim(filepath.ToSlash(e.rootDir), "/"))
 	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
 		e.ignore = newIgnorer()
 	}
 	e.showDots = cfg.ShowDotEntries != nil && *cfg.ShowDotEntries
-	session, perr := newAccessPolicy(&cfg, opts.Host == nil, "")
+	session, perr := newAccessPolicy(cfg, opts.Host == nil, "")
 	if perr != nil {
-		return nil, perr
+		return perr
 	}
 	e.policies = []*accessPolicy{session}
 	// Hooks run host commands: they come from the host's layer only (the server refuses them
 	// in a client's initialize); without a host layer, cfg is the host's.
-	hookSrc := &cfg
+	hookSrc := cfg
 	if opts.Host != nil {
 		hookSrc = opts.Host
 		if hostRel != "." && hostRel != "" {
@@ -137,8 +157,17 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		}
 	}
 	if e.postEdit, perr = compileHooks(hookSrc); perr != nil {
-		return nil, perr
+		return perr
 	}
+	return nil
+}
+
+// openRoot opens the session root: through the host's root one component at a time when the
+// host fixed the policy (whose own access layer then goes first), else os.OpenRoot of the
+// resolved root real; and the root's top directory for descriptor walks. given is the root as
+// configured, for messages.
+func (e *Engine) openRoot(opts Options, hostReal, hostRel, real, given string) *Error {
+	var err error
 	if opts.Host != nil {
 		prefix := filepath.ToSlash(hostRel)
 		if prefix == "." {
@@ -146,9 +175,9 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		}
 		host, perr := newAccessPolicy(opts.Host, true, prefix)
 		if perr != nil {
-			return nil, perr
+			return perr
 		}
-		e.policies = []*accessPolicy{host, session}
+		e.policies = []*accessPolicy{host, e.policies[0]}
 		e.root, err = openWithin(hostReal, hostRel)
 	} else {
 		e.root, err = os.OpenRoot(real)
@@ -159,8 +188,15 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		}
 	}
 	if err != nil {
-		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
+		return &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
 	}
+	return nil
+}
+
+// confine opens the host's mounts (the session's own list without a host layer), checks the
+// hooks can be confined, and hands the process to the kernel's confinement (sandbox.go). On
+// failure everything opened is closed.
+func (e *Engine) confine(cfg schema.Config, opts Options, hostRel string) *Error {
 	// Mounts are the host's, like hooks: the session's own list when there is no host layer.
 	mountSrc, mountPrefix := cfg.Mounts, ""
 	if opts.Host != nil {
@@ -171,31 +207,36 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	}
 	if merr := e.openMounts(mountSrc, mountPrefix); merr != nil {
 		e.root.Close()
-		return nil, merr
+		return merr
 	}
 	if herr := e.checkHookSandbox(); herr != nil {
 		e.Close()
-		return nil, herr
+		return herr
 	}
 	// The root and mounts are open: the kernel takes over from here (sandbox.go).
 	if err := e.confineProcess(); err != nil {
 		e.Close()
-		return nil, &Error{Op: "new", Kind: kindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
+		return &Error{Op: "new", Kind: kindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
 	}
+	return nil
+}
+
+// setCwd sets the working directory for relative paths: "." unless cwd names an existing
+// directory inside the root.
+func (e *Engine) setCwd(cwd string) *Error {
 	e.cwd = "."
-	if cfg.Cwd != "" && cfg.Cwd != "." {
-		r, rerr := e.resolve("new", cfg.Cwd)
+	if cwd != "" && cwd != "." {
+		r, rerr := e.resolve("new", cwd)
 		if rerr != nil || !r.exists || !r.info.IsDir() {
-			e.Close()
 			reason := "is not an existing directory inside root_dir"
 			if rerr != nil && rerr.Kind == kindOutsideRoot {
 				reason = "is outside root_dir"
 			}
-			return nil, configError("cwd %s %s.", pyRepr(cfg.Cwd), reason)
+			return configError("cwd %s %s.", pyRepr(cwd), reason)
 		}
 		e.cwd = r.rel
 	}
-	return e, nil
+	return nil
 }
 
 // setLimits validates and stores the limits of cfg.

@@ -126,11 +126,7 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 		return nil, errTooLong(op, spelling)
 	}
 	r := &resolved{spelling: spelling, lexical: relpath.Clean(comps)}
-	done := make([]string, 0, len(comps))
-	todo := append([]string(nil), comps...)
-	exists := true
-	hops := 0
-	var last fs.FileInfo
+	w := &componentWalk{e: e, op: op, spelling: spelling, done: make([]string, 0, len(comps)), todo: append([]string(nil), comps...), exists: true}
 	h, err := openDirHandle(e, ".", nil)
 	if err == errRootGone {
 		return nil, errRootGoneFor(op)
@@ -138,133 +134,177 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	if err != nil {
 		return nil, osError(op, ".", spelling, err)
 	}
-	defer func() { h.close() }()
-	// reopen points h at the directory done names, walking from the root again.
-	reopen := func() *Error {
-		next, err := openDirHandle(e, relpath.Join(done), nil)
-		componentSteps.Add(int64(len(done)) + 1)
-		if err != nil {
-			return errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
+	w.h = h
+	defer func() { w.h.close() }()
+	for len(w.todo) > 0 {
+		c := w.todo[0]
+		w.todo = w.todo[1:]
+		if err := w.step(c); err != nil {
+			return nil, err
 		}
-		h.close()
-		h = next
+	}
+	return w.finish(r)
+}
+
+// componentWalk is the state of one walkComponents: the components resolved so far (done, all
+// but a missing tail existing) and still to resolve (todo), the directory handle h of done while
+// it exists, the symlinks followed (hops), and the Lstat of done's last component (nil after "..").
+type componentWalk struct {
+	e            *Engine
+	op, spelling string
+	done, todo   []string
+	exists       bool
+	hops         int
+	last         fs.FileInfo
+	h            dirHandle
+}
+
+// changed is the error of a component swapped while the walk used it.
+func (w *componentWalk) changed() *Error {
+	return errorf(w.op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(w.spelling))
+}
+
+// reopen points h at the directory done names, walking from the root again.
+func (w *componentWalk) reopen() *Error {
+	next, err := openDirHandle(w.e, relpath.Join(w.done), nil)
+	componentSteps.Add(int64(len(w.done)) + 1)
+	if err != nil {
+		return w.changed()
+	}
+	w.h.close()
+	w.h = next
+	return nil
+}
+
+// step resolves one component c against done (rules 3-6 of resolve).
+func (w *componentWalk) step(c string) *Error {
+	switch c {
+	case "", ".":
+		return nil
+	case "..":
+		if len(w.done) == 0 {
+			return errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+		}
+		w.done = w.done[:len(w.done)-1]
+		w.last = nil
+		if w.exists {
+			return w.reopen()
+		}
 		return nil
 	}
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(done) == 0 {
-				return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
-			}
-			done = done[:len(done)-1]
-			last = nil
-			if exists {
-				if err := reopen(); err != nil {
-					return nil, err
-				}
-			}
-			continue
+	if !w.exists {
+		w.done = append(w.done, c)
+		return nil
+	}
+	componentSteps.Add(1)
+	fi, err := w.h.lstat(c)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			w.exists = false
+			w.done = append(w.done, c)
+			return nil
 		}
-		if !exists {
-			done = append(done, c)
-			continue
+		if errors.Is(err, syscall.ENOTDIR) {
+			return errorf(w.op, relpath.Join(w.done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
 		}
+		return osError(w.op, relpath.Join(append(w.done, c)), w.spelling, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return w.follow(c)
+	}
+	return w.enter(c, fi)
+}
+
+// follow replaces the symlink c by its target (rule 4): a relative target continues from the
+// link's directory, an absolute one from the root, when it lies in the root.
+func (w *componentWalk) follow(c string) *Error {
+	w.hops++
+	if w.hops > maxSymlinkHops {
+		return errorf(w.op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(w.spelling))
+	}
+	target, err := w.h.readlink(c)
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return errTooLong(w.op, w.spelling)
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+		// Not a symlink any more, or gone: it was swapped since the lstat.
+		return w.changed()
+	}
+	if err != nil {
+		return osError(w.op, relpath.Join(append(w.done, c)), w.spelling, err)
+	}
+	if target == "" {
+		w.exists = false
+		w.done = append(w.done, c)
+		return nil
+	}
+	if strings.HasPrefix(target, "/") {
+		rest, ok := w.e.absToRel(target, false)
+		if !ok {
+			return errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+		}
+		w.done = w.done[:0]
+		w.todo = append(rest, w.todo...)
+		if err := w.reopen(); err != nil {
+			return err
+		}
+	} else {
+		w.todo = append(relpath.Split(target), w.todo...)
+	}
+	if len(w.done)+len(w.todo) > relpath.MaxComponents {
+		return errTooLong(w.op, w.spelling)
+	}
+	return nil
+}
+
+// enter appends the existing entry c (Lstat fi, no symlink) to done and, when more components
+// follow, moves h into it: it must be a directory (rule 6).
+func (w *componentWalk) enter(c string, fi fs.FileInfo) *Error {
+	w.done = append(w.done, c)
+	w.last = fi
+	more := relpath.HasMore(w.todo)
+	if !fi.IsDir() && more {
+		return errorf(w.op, relpath.Join(w.done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+	}
+	if more {
 		componentSteps.Add(1)
-		fi, err := h.lstat(c)
+		next, err := w.h.child(c)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				exists = false
-				done = append(done, c)
-				continue
+				w.exists = false
+				return nil
 			}
-			if errors.Is(err, syscall.ENOTDIR) {
-				return nil, errorf(op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
-			}
-			return nil, osError(op, relpath.Join(append(done, c)), spelling, err)
+			return w.changed()
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			hops++
-			if hops > maxSymlinkHops {
-				return nil, errorf(op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(spelling))
-			}
-			target, err := h.readlink(c)
-			if errors.Is(err, syscall.ENAMETOOLONG) {
-				return nil, errTooLong(op, spelling)
-			}
-			if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
-				// Not a symlink any more, or gone: it was swapped since the lstat.
-				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
-			}
-			if err != nil {
-				return nil, osError(op, relpath.Join(append(done, c)), spelling, err)
-			}
-			if target == "" {
-				exists = false
-				done = append(done, c)
-				continue
-			}
-			if strings.HasPrefix(target, "/") {
-				rest, ok := e.absToRel(target, false)
-				if !ok {
-					return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
-				}
-				done = done[:0]
-				todo = append(rest, todo...)
-				if err := reopen(); err != nil {
-					return nil, err
-				}
-			} else {
-				todo = append(relpath.Split(target), todo...)
-			}
-			if len(done)+len(todo) > relpath.MaxComponents {
-				return nil, errTooLong(op, spelling)
-			}
-			continue
-		}
-		done = append(done, c)
-		last = fi
-		more := relpath.HasMore(todo)
-		if !fi.IsDir() && more {
-			return nil, errorf(op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
-		}
-		if more {
-			componentSteps.Add(1)
-			next, err := h.child(c)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					exists = false
-					continue
-				}
-				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
-			}
-			h.close()
-			h = next
-		}
+		w.h.close()
+		w.h = next
 	}
-	r.rel = relpath.Join(done)
-	if exists && len(r.rel) > relpath.MaxBytes {
-		return nil, errTooLong(op, spelling)
+	return nil
+}
+
+// finish fills r from the walk: the resolved path (rule 7's length limit) and, when it exists,
+// its Lstat, taken through its parent when the walk ended on "..".
+func (w *componentWalk) finish(r *resolved) (*resolved, *Error) {
+	r.rel = relpath.Join(w.done)
+	if w.exists && len(r.rel) > relpath.MaxBytes {
+		return nil, errTooLong(w.op, w.spelling)
 	}
-	r.exists = exists
-	if exists {
-		if last == nil {
-			if len(done) > 0 {
+	r.exists = w.exists
+	if w.exists {
+		if w.last == nil {
+			if len(w.done) > 0 {
 				// After "..": h is the directory done names; stat it through its parent.
-				if err := reopen(); err != nil {
+				if err := w.reopen(); err != nil {
 					return nil, err
 				}
 			}
-			fi, err := h.lstat(".")
+			fi, err := w.h.lstat(".")
 			if err != nil {
-				return nil, osError(op, ".", spelling, err)
+				return nil, osError(w.op, ".", w.spelling, err)
 			}
-			last = fi
+			w.last = fi
 		}
-		r.info = last
+		r.info = w.last
 	}
 	return r, nil
 }
