@@ -33,25 +33,9 @@ func (e *Engine) readFile(c *call, a *schema.ReadFileArgs) (*schema.ReadFileResu
 // readFileWithin is readFile with maxChars in place of max_read_chars (read_multiple_files
 // gives each file what is left of its output budget).
 func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (*schema.ReadFileResult, error) {
-	offset, limit := 0, e.maxReadLines
-	if a.Offset != nil {
-		offset = *a.Offset
-	}
-	capped := false
-	if a.Limit != nil {
-		limit = *a.Limit
-		if limit > e.maxReadLines {
-			limit, capped = e.maxReadLines, true // max_read_lines is a cap, not only a default
-		}
-	}
-	if offset < 0 {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "offset must be non-negative.")
-	}
-	if limit < 1 {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "limit must be at least 1.")
-	}
-	if a.Column != nil && *a.Column < 0 {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "column must be non-negative.")
+	offset, limit, capped, aerr := e.readWindow(c, a)
+	if aerr != nil {
+		return nil, aerr
 	}
 	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
 	if rerr != nil {
@@ -108,56 +92,87 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int) (
 	case offset >= sc.lines:
 		return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
 	default:
-		budget := max(maxChars-utf8.RuneCountInString(header)-noticeReserve, 0)
-		shown := sc.shown
-		for len(shown) > 0 && sc.used(shown) > budget {
-			shown = shown[:len(shown)-1]
-		}
-		if len(shown) == 0 {
-			first := sc.firstLen
-			if len(sc.shown) > 0 {
-				first = sc.shown[0].lineChars
-			}
-			fmt.Fprintf(&body, "... (Line %d is %s characters and does not fit the read window. Use offset=%d, column=0 to read it in pieces, or offset=%d to skip it.)\n",
-				offset+1, text.Thousands(first), offset, offset+1)
-			next := offset + 1
-			if next < sc.lines {
-				res.NextOffset = &next
-			}
-			break
-		}
-		// The shown lines are back to back in the arena: the text takes them whole, the content
-		// without their gutters, each built in one allocation.
-		rendered := sc.arena[shown[0].off:shown[len(shown)-1].end]
-		body.Grow(len(rendered) + 200)
-		body.Write(rendered)
-		var content strings.Builder
-		n := 0
-		for _, l := range shown {
-			n += l.end - l.off - l.gutter
-		}
-		content.Grow(n)
-		for _, l := range shown {
-			content.Write(sc.arena[l.off+l.gutter : l.end])
-		}
-		raw := content.String()
-		res.Content = &raw
-		if !strings.HasSuffix(body.String(), "\n") {
-			body.WriteByte('\n')
-		}
-		res.LinesShown = len(shown)
-		if next := offset + len(shown); next < sc.lines {
-			res.NextOffset = &next
-			if capped && len(shown) == limit {
-				fmt.Fprintf(&body, "... (%d more lines; limit is capped at %d lines. Use offset=%d to continue reading.)\n", sc.lines-next, limit, next)
-			} else {
-				fmt.Fprintf(&body, "... (%d more lines. Use offset=%d to continue reading.)\n", sc.lines-next, next)
-			}
-		}
+		renderLines(res, &body, sc, max(maxChars-utf8.RuneCountInString(header)-noticeReserve, 0), offset, limit, capped)
 	}
 	res.Text = body.String()
 	c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
 	return res, nil
+}
+
+// readWindow validates read_file's window: offset (0 by default), limit (max_read_lines by
+// default, and capped there: capped reports a larger limit asked for) and column.
+func (e *Engine) readWindow(c *call, a *schema.ReadFileArgs) (offset, limit int, capped bool, err *Error) {
+	offset, limit = 0, e.maxReadLines
+	if a.Offset != nil {
+		offset = *a.Offset
+	}
+	if a.Limit != nil {
+		limit = *a.Limit
+		if limit > e.maxReadLines {
+			limit, capped = e.maxReadLines, true // max_read_lines is a cap, not only a default
+		}
+	}
+	if offset < 0 {
+		return 0, 0, false, errorf(c.tool, "", kindInvalidArguments, "offset must be non-negative.")
+	}
+	if limit < 1 {
+		return 0, 0, false, errorf(c.tool, "", kindInvalidArguments, "limit must be at least 1.")
+	}
+	if a.Column != nil && *a.Column < 0 {
+		return 0, 0, false, errorf(c.tool, "", kindInvalidArguments, "column must be non-negative.")
+	}
+	return offset, limit, capped, nil
+}
+
+// renderLines writes the lines of a text file's window that fit budget characters into body
+// (after its header) and res.Content, with the notice of what follows: the next offset, or how to
+// read a first line too long for the window in pieces.
+func renderLines(res *schema.ReadFileResult, body *strings.Builder, sc *scanResult, budget, offset, limit int, capped bool) {
+	shown := sc.shown
+	for len(shown) > 0 && sc.used(shown) > budget {
+		shown = shown[:len(shown)-1]
+	}
+	if len(shown) == 0 {
+		first := sc.firstLen
+		if len(sc.shown) > 0 {
+			first = sc.shown[0].lineChars
+		}
+		fmt.Fprintf(body, "... (Line %d is %s characters and does not fit the read window. Use offset=%d, column=0 to read it in pieces, or offset=%d to skip it.)\n",
+			offset+1, text.Thousands(first), offset, offset+1)
+		next := offset + 1
+		if next < sc.lines {
+			res.NextOffset = &next
+		}
+		return
+	}
+	// The shown lines are back to back in the arena: the text takes them whole, the content
+	// without their gutters, each built in one allocation.
+	rendered := sc.arena[shown[0].off:shown[len(shown)-1].end]
+	body.Grow(len(rendered) + 200)
+	body.Write(rendered)
+	var content strings.Builder
+	n := 0
+	for _, l := range shown {
+		n += l.end - l.off - l.gutter
+	}
+	content.Grow(n)
+	for _, l := range shown {
+		content.Write(sc.arena[l.off+l.gutter : l.end])
+	}
+	raw := content.String()
+	res.Content = &raw
+	if !strings.HasSuffix(body.String(), "\n") {
+		body.WriteByte('\n')
+	}
+	res.LinesShown = len(shown)
+	if next := offset + len(shown); next < sc.lines {
+		res.NextOffset = &next
+		if capped && len(shown) == limit {
+			fmt.Fprintf(body, "... (%d more lines; limit is capped at %d lines. Use offset=%d to continue reading.)\n", sc.lines-next, limit, next)
+		} else {
+			fmt.Fprintf(body, "... (%d more lines. Use offset=%d to continue reading.)\n", sc.lines-next, next)
+		}
+	}
 }
 
 // readHeader renders the read_file header line.

@@ -50,27 +50,9 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		}
 		defer held.Unlock()
 	}
-	var old []byte
-	oldKnown, current := false, absentHash
-	if r.exists && (expected != "" || needAsk) {
-		r2, f, _, oerr := e.openStable(c.tool, r, accessWrite)
-		switch {
-		case oerr == nil:
-			r = r2
-			var size int64
-			var err error
-			old, current, size, err = readHead(f, maxAnnouncedOldBytes+1)
-			f.Close()
-			if err != nil {
-				return nil, osError(c.tool, r.rel, r.spelling, err)
-			}
-			oldKnown = size <= maxAnnouncedOldBytes
-		case expected == "" && oerr.Kind == kindPermissionDenied:
-			// A write-only file: announce it with headers only and replace it unguarded.
-			current = ""
-		default:
-			return nil, oerr
-		}
+	r, old, oldKnown, current, oerr := e.currentContent(c, r, expected != "" || needAsk, expected == "")
+	if oerr != nil {
+		return nil, oerr
 	}
 	if expected != "" && r.exists && expected != current {
 		return nil, e.conflict(c.tool, r, expected, current)
@@ -107,6 +89,42 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 	if cerr != nil {
 		return nil, cerr
 	}
+	e.wrote(c, res, r, a, content, created)
+	return res, nil
+}
+
+// currentContent reads the current content of r for a write that checks or announces it (read):
+// its first bytes (old, whole when oldKnown) and its hash (current; absentHash for a new file).
+// A write-only file is announced with headers only and replaced unguarded (current "") when
+// unguarded allows it (no expected_hash); r is returned as opened.
+func (e *Engine) currentContent(c *call, r *resolved, read, unguarded bool) (_ *resolved, old []byte, oldKnown bool, current string, _ *Error) {
+	current = absentHash
+	if r.exists && read {
+		r2, f, _, oerr := e.openStable(c.tool, r, accessWrite)
+		switch {
+		case oerr == nil:
+			r = r2
+			var size int64
+			var err error
+			old, current, size, err = readHead(f, maxAnnouncedOldBytes+1)
+			f.Close()
+			if err != nil {
+				return nil, nil, false, "", osError(c.tool, r.rel, r.spelling, err)
+			}
+			oldKnown = size <= maxAnnouncedOldBytes
+		case unguarded && oerr.Kind == kindPermissionDenied:
+			// A write-only file: announce it with headers only and replace it unguarded.
+			current = ""
+		default:
+			return nil, nil, false, "", oerr
+		}
+	}
+	return r, old, oldKnown, current, nil
+}
+
+// wrote completes the result of a write that landed: the post_edit hooks run, the event is
+// delivered, and the text says what was written, its hash, and the reviewer's and hooks' part.
+func (e *Engine) wrote(c *call, res *schema.WriteFileResult, r *resolved, a *schema.WriteFileArgs, content []byte, created bool) {
 	h := text.ContentHash(content)
 	after := e.runPostEdit(c, r.rel, h, "write")
 	if after != nil {
@@ -126,7 +144,6 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 		res.Text += reviewNote
 	}
 	after.report(&res.Text, &res.PostEditOutcome)
-	return res, nil
 }
 
 // writableTarget checks, before anything is announced, that r can receive a file: not a
