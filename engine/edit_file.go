@@ -47,17 +47,9 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 		defer held.Unlock()
 	}
-	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
+	r, old, oerr := e.readEditable(c, r, a.Path)
 	if oerr != nil {
 		return nil, oerr
-	}
-	old, err := readAllSized(f, fi.Size())
-	f.Close()
-	if err != nil {
-		return nil, osError(c.tool, r.rel, r.spelling, err)
-	}
-	if text.HasNUL(old) {
-		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; edit_file only edits text files.", a.Path)
 	}
 	current := text.ContentHash(old)
 	if expected != "" && expected != current {
@@ -95,6 +87,32 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 		return nil, cerr
 	}
+	e.edited(c, res, r, a.Path, old, updated, diff, truncated, count)
+	return res, nil
+}
+
+// readEditable reads the whole current content of the file r an edit is computed from (spelled
+// path, for the message) and refuses a binary one; r is returned as opened.
+func (e *Engine) readEditable(c *call, r *resolved, path string) (*resolved, []byte, *Error) {
+	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
+	if oerr != nil {
+		return nil, nil, oerr
+	}
+	old, err := readAllSized(f, fi.Size())
+	f.Close()
+	if err != nil {
+		return nil, nil, osError(c.tool, r.rel, r.spelling, err)
+	}
+	if text.HasNUL(old) {
+		return nil, nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; edit_file only edits text files.", path)
+	}
+	return r, old, nil
+}
+
+// edited completes the result of an edit that landed: the post_edit hooks run, the event carries
+// the diff as the change stands after them, and the text says what was edited, its hash, and the
+// reviewer's and hooks' part.
+func (e *Engine) edited(c *call, res *schema.EditFileResult, r *resolved, path string, old, updated []byte, diff string, truncated bool, count int) {
 	h := text.ContentHash(updated)
 	after := e.runPostEdit(c, r.rel, h, "edit")
 	if after != nil && after.changed {
@@ -112,7 +130,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),
 		Diff: diff, Truncated: truncated, Replacements: count, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Replacements = count
-	res.Text = fmt.Sprintf("Edited %s.", a.Path)
+	res.Text = fmt.Sprintf("Edited %s.", path)
 	if e.hashes && h != absentHash {
 		res.Hash = h
 		res.Text += " [hash:" + h + "]"
@@ -121,7 +139,6 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		res.Text += reviewNote
 	}
 	after.report(&res.Text, &res.PostEditOutcome)
-	return res, nil
 }
 
 // editReplacements returns the replacements of a call in either argument form, or pydantic-ai-harness's
