@@ -96,11 +96,25 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		}
 		return nil, osError(c.tool, r.rel, r.spelling, werr)
 	}
+	res := f.listing()
+	c.emit(&schema.FilesSearchedEvent{
+		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
+		Pattern:    a.Pattern,
+		Search:     "find",
+		MatchCount: len(res.Paths),
+		Truncated:  res.Truncated,
+	})
+	return res, nil
+}
+
+// listing renders what the walk found (rules 4 and 5 of findFiles): the matches in path order, capped at
+// max_find_results and the output budget, and the notices of what was cut, pruned or hidden.
+func (f *finder) listing() *schema.FindFilesResult {
 	f.sortFound()
 	res := &schema.FindFilesResult{Paths: []string{}}
 	var b strings.Builder
 	for _, p := range f.found {
-		if len(res.Paths) == e.maxFindResults {
+		if len(res.Paths) == f.e.maxFindResults {
 			res.Truncated = true
 			break
 		}
@@ -121,38 +135,31 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	}
 	switch {
 	case f.budget.Over:
-		endBudget(&b, f.budget.Limit, "search from a path further down, or use a more specific pattern", fsys.hidden)
-	case !res.Truncated && (f.dropped || fsys.pruned > 0):
+		endBudget(&b, f.budget.Limit, "search from a path further down, or use a more specific pattern", f.fsys.hidden)
+	case !res.Truncated && (f.dropped || f.fsys.pruned > 0):
 		// Compaction kept only a prefix that already overruns the caps, so this cannot happen;
 		// a pruned directory can: nothing below it could be shown.
 		res.Truncated = true
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("[... " + strconv.Itoa(fsys.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
+		b.WriteString("[... " + strconv.Itoa(f.fsys.pruned) + " directories not searched: their paths alone are longer than max_output_chars (" +
 			strconv.Itoa(f.budget.Limit) + ")]")
-		endHidden(&b, fsys.hidden)
+		endHidden(&b, f.fsys.hidden)
 	default:
-		endListing(&b, res.Truncated, len(res.Paths), e.maxFindResults, "matches", "No matches found.", fsys.hidden)
+		endListing(&b, res.Truncated, len(res.Paths), f.e.maxFindResults, "matches", "No matches found.", f.fsys.hidden)
 	}
-	h := fsys.hidden
+	h := f.fsys.hidden
 	res.Hidden = &h
-	if fsys.reads > maxFindDirReads {
+	if f.fsys.reads > maxFindDirReads {
 		res.Truncated = true
 		b.WriteString("\n[... walk cut short after " + strconv.Itoa(maxFindDirReads) + " directory listings; narrow the path or the pattern]")
 	}
-	if endWork(&b, filter.work, filter.load, "search from a path further down, or use a pattern with fewer \"**\" components and alternatives") {
+	if endWork(&b, f.filter.work, f.filter.load, "search from a path further down, or use a pattern with fewer \"**\" components and alternatives") {
 		res.Truncated = true
 	}
 	res.Text = b.String()
-	c.emit(&schema.FilesSearchedEvent{
-		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
-		Pattern:    a.Pattern,
-		Search:     "find",
-		MatchCount: len(res.Paths),
-		Truncated:  res.Truncated,
-	})
-	return res, nil
+	return res
 }
 
 // cleanGlob applies find rule 1 and validates the pattern.
