@@ -276,15 +276,9 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		// The target resolved elsewhere after the caller locked it: never redirect.
 		return false, errChanged(s.op, s.r)
 	}
-	r, rerr := e.resolve(s.op, s.r.spelling)
+	r, rerr := e.reresolve(s)
 	if rerr != nil {
 		return false, rerr
-	}
-	if r.rel != s.r.rel {
-		return false, errorf(s.op, s.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(s.r.spelling))
-	}
-	if _, err := e.checkWrite(s.op, r); err != nil {
-		return false, err
 	}
 	dirRel, name := relpath.Parent(r.rel)
 	commit.Hook("open-parent")
@@ -332,35 +326,61 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 			dir.Remove(tmp)
 		}
 	}()
-	// Step 5: the target must still be what step 3 saw.
+	if err := e.replaceTarget(s, r, dir, tmp, name, cur); err != nil {
+		return false, err
+	}
+	committed = true
+	syncDir(lock.File)
+	return !exists, nil
+}
+
+// reresolve is step 1 of commitFile: the spelling of s resolves again to the very path resolved
+// before the change was announced (never a redirection), and write access holds again.
+func (e *Engine) reresolve(s commitSpec) (*resolved, *Error) {
+	r, rerr := e.resolve(s.op, s.r.spelling)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if r.rel != s.r.rel {
+		return nil, errorf(s.op, s.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(s.r.spelling))
+	}
+	if _, err := e.checkWrite(s.op, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// replaceTarget is step 5 of commitFile: the target name in dir must still be what step 3 saw
+// (cur, nil when it did not exist), then the temporary file tmp replaces it by rename, or for a
+// create is hard-linked into place, which fails rather than overwrite a file that appeared.
+func (e *Engine) replaceTarget(s commitSpec, r *resolved, dir *os.Root, tmp, name string, cur fs.FileInfo) *Error {
+	exists := cur != nil
 	commit.Hook("before-rename")
 	again, aerr := dir.Lstat(name)
 	switch {
 	case exists && (aerr != nil || !sameFile(again, cur)):
-		return false, errChanged(s.op, r)
+		return errChanged(s.op, r)
 	case exists && s.guard != "" && (again.Size() != cur.Size() || !again.ModTime().Equal(cur.ModTime())):
 		// Written in place since the guard was checked (by a writer that takes no lock).
-		return false, e.conflict(s.op, r, s.guard, "unknown")
+		return e.conflict(s.op, r, s.guard, "unknown")
 	case !exists && aerr == nil:
-		return false, e.conflict(s.op, r, absentHash, "unknown")
+		return e.conflict(s.op, r, absentHash, "unknown")
 	}
 	if exists {
 		if err := dir.Rename(tmp, name); err != nil {
-			return false, e.writeError(s.op, r, err)
+			return e.writeError(s.op, r, err)
 		}
 	} else {
 		if err := dir.Link(tmp, name); err == nil {
 			dir.Remove(tmp)
 		} else if errors.Is(err, fs.ErrExist) {
-			return false, e.conflict(s.op, r, absentHash, "unknown")
+			return e.conflict(s.op, r, absentHash, "unknown")
 		} else if err := dir.Rename(tmp, name); err != nil {
 			// No hard links on this filesystem: rename, checked just above.
-			return false, e.writeError(s.op, r, err)
+			return e.writeError(s.op, r, err)
 		}
 	}
-	committed = true
-	syncDir(lock.File)
-	return !exists, nil
+	return nil
 }
 
 // lockCommitDir returns the cross-process lock of dir, the verified parent of a commit: s.held
