@@ -135,48 +135,59 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 		}
 	}
 	for i, r := range cfg.Permissions {
-		pr := permRule{index: i, mode: r.Mode, src: r, fold: r.Mode != "allow"}
-		switch r.Mode {
-		case "allow", "deny", "interrupt":
-		default:
-			return nil, configError("permissions[%d].mode: unknown mode %s (want allow, deny or interrupt)", i, pyRepr(r.Mode))
-		}
-		if len(r.Operations) == 0 {
-			return nil, configError("permissions[%d].operations: must name at least one of read, write", i)
-		}
-		for _, op := range r.Operations {
-			switch op {
-			case "read":
-				pr.read = true
-			case "write":
-				pr.write = true
-			default:
-				return nil, configError("permissions[%d].operations: unknown operation %s (want read or write)", i, pyRepr(op))
-			}
-		}
-		if pr.read && r.Mode == "interrupt" {
-			// A change request describes a change; there is nothing to show for a read.
-			return nil, configError("permissions[%d]: mode interrupt applies to write operations only", i)
-		}
-		if len(r.Paths) == 0 {
-			return nil, configError("permissions[%d].paths: must name at least one glob", i)
-		}
-		for j, g := range r.Paths {
-			if !strings.HasPrefix(g, "/") {
-				return nil, configError("permissions[%d].paths[%d]: %s must be anchored at the root with a leading /", i, j, pyRepr(g))
-			}
-			if !doublestar.ValidatePattern(g) {
-				return nil, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
-			}
-			if pr.fold {
-				g = fnmatch.FoldCase(g)
-			}
-			pr.globs = append(pr.globs, g)
+		pr, err := compileRule(i, r)
+		if err != nil {
+			return nil, err
 		}
 		p.rules = append(p.rules, pr)
 	}
 	p.deniedIx, p.protectedIx = fnmatch.NewIndex(p.denied), fnmatch.NewIndex(p.protected)
 	return p, nil
+}
+
+// compileRule checks and compiles config.permissions[i]: a known mode, at least one known
+// operation (interrupt for writes only), and at least one valid doublestar glob anchored at the
+// root, lowered for a rule that folds case (deny and interrupt).
+func compileRule(i int, r schema.PermissionRule) (permRule, *Error) {
+	pr := permRule{index: i, mode: r.Mode, src: r, fold: r.Mode != "allow"}
+	switch r.Mode {
+	case "allow", "deny", "interrupt":
+	default:
+		return permRule{}, configError("permissions[%d].mode: unknown mode %s (want allow, deny or interrupt)", i, pyRepr(r.Mode))
+	}
+	if len(r.Operations) == 0 {
+		return permRule{}, configError("permissions[%d].operations: must name at least one of read, write", i)
+	}
+	for _, op := range r.Operations {
+		switch op {
+		case "read":
+			pr.read = true
+		case "write":
+			pr.write = true
+		default:
+			return permRule{}, configError("permissions[%d].operations: unknown operation %s (want read or write)", i, pyRepr(op))
+		}
+	}
+	if pr.read && r.Mode == "interrupt" {
+		// A change request describes a change; there is nothing to show for a read.
+		return permRule{}, configError("permissions[%d]: mode interrupt applies to write operations only", i)
+	}
+	if len(r.Paths) == 0 {
+		return permRule{}, configError("permissions[%d].paths: must name at least one glob", i)
+	}
+	for j, g := range r.Paths {
+		if !strings.HasPrefix(g, "/") {
+			return permRule{}, configError("permissions[%d].paths[%d]: %s must be anchored at the root with a leading /", i, j, pyRepr(g))
+		}
+		if !doublestar.ValidatePattern(g) {
+			return permRule{}, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
+		}
+		if pr.fold {
+			g = fnmatch.FoldCase(g)
+		}
+		pr.globs = append(pr.globs, g)
+	}
+	return pr, nil
 }
 
 // configError is the *Error New returns for a bad configuration.
