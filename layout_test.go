@@ -49,14 +49,17 @@ const module = "github.com/fsbox/fsbox"
 //  16. engine/internal/text (decoding, sniffing, hashes, the output budget) imports schema,
 //     relpath, fserr and fnmatch only;
 //  17. no package below engine imports engine, and the internal packages import each other only
-//     downwards, in the order of rules 13-16 and 19 (relpath, fserr, fnmatch, text, commit); the rest of
+//     downwards, in the order of rules 13-16, 19 and 20 (relpath, fserr, fnmatch, text, commit,
+//     posthook); the rest of
 //     engine/internal (confine, textdiff) imports schema at most until it has a place in that
 //     order. So a room never reaches back into Engine or a call's state: it owns a small struct
 //     and takes its arguments;
 //  18. every tool in the engine's tool table (engine/tools.go) has its handler in the file named
 //     after the tool, with a test file beside it (TestToolFiles);
 //  19. engine/internal/commit (the cross-process directory lock, temporary file names, the sweep
-//     of stale temporary files) imports schema, relpath, fserr, fnmatch and text only.
+//     of stale temporary files) imports schema, relpath, fserr, fnmatch and text only;
+//  20. engine/internal/posthook (compiling and running post_edit hooks) imports schema, confine
+//     (the kernel's confinement) and the packages of rules 13-16 and 19 only.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -68,10 +71,11 @@ var importRules = []struct {
 	{"rpc", nil},
 	{"engine/internal/confine", nil}, // rule 10
 	{"engine/internal/relpath", nil}, // rule 13
-	{"engine/internal/fserr", []string{"schema", "engine/internal/relpath"}},                                                                              // rule 14
-	{"engine/internal/fnmatch", []string{"schema", "engine/internal/relpath", "engine/internal/fserr"}},                                                   // rule 15
-	{"engine/internal/text", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch"}},                           // rule 16
-	{"engine/internal/commit", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text"}}, // rule 19
+	{"engine/internal/fserr", []string{"schema", "engine/internal/relpath"}},                                                                                                                                     // rule 14
+	{"engine/internal/fnmatch", []string{"schema", "engine/internal/relpath", "engine/internal/fserr"}},                                                                                                          // rule 15
+	{"engine/internal/text", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch"}},                                                                                  // rule 16
+	{"engine/internal/commit", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text"}},                                                        // rule 19
+	{"engine/internal/posthook", []string{"schema", "engine/internal/confine", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text", "engine/internal/commit"}}, // rule 20
 	{"engine/internal", []string{"schema"}},   // rule 17: every other internal package
 	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},

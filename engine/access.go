@@ -190,11 +190,6 @@ func compileRule(i int, r schema.PermissionRule) (permRule, *Error) {
 	return pr, nil
 }
 
-// configError is the *Error New returns for a bad configuration.
-func configError(format string, args ...any) *Error {
-	return errorf("new", "", kindInvalidArguments, format, args...)
-}
-
 // access is the kind of access being checked.
 type access int
 

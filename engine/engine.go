@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/posthook"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -49,7 +50,7 @@ type Engine struct {
 	maxFindResults   int
 	maxOutputChars   int
 
-	postEdit []postEditHook // the host's post_edit hooks (hooks.go)
+	postEdit []posthook.Hook // the host's post_edit hooks (hooks.go)
 	// hooksUnconfined: no kernel confinement here, and the host opted in (sandbox.go)
 	hooksUnconfined bool
 	hookPrefix      string // the session root relative to the hooks' root, "" or ending in "/"
@@ -156,7 +157,7 @@ func (e *Engine) configure(cfg *schema.Config, opts Options, hostRel string) *Er
 			e.hookPrefix = filepath.ToSlash(hostRel) + "/"
 		}
 	}
-	if e.postEdit, perr = compileHooks(hookSrc); perr != nil {
+	if e.postEdit, perr = posthook.Compile(hookSrc); perr != nil {
 		return perr
 	}
 	return nil

@@ -19,6 +19,9 @@ func osError(op, path, name string, err error) *Error { return fserr.FromOS(op, 
 
 func pyRepr(s string) string { return fserr.PyRepr(s) }
 
+// configError is the *Error New returns for a bad configuration (fserr.Config).
+func configError(format string, args ...any) *Error { return fserr.Config(format, args...) }
+
 // Error kinds used by the engine: short names for the schema package's constants, the one source.
 const (
 	kindInvalidArguments    = schema.KindInvalidArguments

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/posthook"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -141,10 +142,10 @@ func TestPostEditOutputBounded(t *testing.T) {
 	e := hookEngine(fx, sh("*", `head -c 100000 /dev/zero | tr '\0' x; exit 1`))
 	res := mustCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "x\n"}, Hooks{}).(*schema.WriteFileResult)
 	r := res.PostEdit[0]
-	if len(r.Output) != hookOutputBytes || !r.OutputTruncated || !strings.Contains(res.Text, "[output truncated at 4096 bytes]") {
+	if len(r.Output) != posthook.OutputBytes || !r.OutputTruncated || !strings.Contains(res.Text, "[output truncated at 4096 bytes]") {
 		t.Errorf("output %d bytes, truncated %v, text tail %q; want 4096 and the notice", len(r.Output), r.OutputTruncated, res.Text[len(res.Text)-60:])
 	}
-	if len(res.Text) > 2*hookOutputBytes {
+	if len(res.Text) > 2*posthook.OutputBytes {
 		t.Errorf("result text is %d bytes; want it bounded", len(res.Text))
 	}
 }

@@ -192,3 +192,9 @@ func PyRepr(s string) string {
 // isPyPrintable reports whether Python's str.isprintable holds for r: letters, marks, numbers,
 // punctuation, symbols and the ASCII space (strconv.IsPrint uses the same categories).
 func isPyPrintable(r rune) bool { return strconv.IsPrint(r) }
+
+// Config is the *Error of a bad configuration: op "new", kind invalid_arguments, the message
+// naming the field.
+func Config(format string, args ...any) *Error {
+	return Errorf("new", "", schema.KindInvalidArguments, format, args...)
+}
