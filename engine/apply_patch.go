@@ -156,11 +156,8 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 	}
 	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
 	_, stop, aerr := e.ask(c, proposal{op: "patch", rel: files[0].final().rel, diff: diff, truncated: truncated, rule: rule, refusal: "[The patch was not applied: "}, &res.Text, &res.ChangeOutcome)
-	switch {
-	case aerr != nil:
-		return nil, aerr
-	case stop:
-		return res, nil
+	if stop {
+		return res, aerr
 	}
 	res.ModifiedByReviewer = c.reviewed()
 

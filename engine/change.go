@@ -132,13 +132,14 @@ type proposal struct {
 // the two answers that end the handler: a refusal, which sets the result's text and cancelled
 // outcome (text, out), and a reviewer's replacement arguments, which it records on the call for
 // Call to run once the handler has returned and released its locks ([Engine.applyReview]). stop
-// reports that the handler returns its result as it stands. Otherwise the change goes ahead,
+// reports that the handler returns its result as it stands, with err (the announcement's
+// failure, which Call returns instead of the result). Otherwise the change goes ahead,
 // ann.content holding the reviewer's replacement content when there is one.
-func (e *Engine) ask(c *call, p proposal, text *string, out *schema.ChangeOutcome) (ann announcement, stop bool, err *Error) {
-	ann, err = e.announce(c, p.op, p.rel, p.diff, p.truncated, p.rule, p.pin)
+func (e *Engine) ask(c *call, p proposal, text *string, out *schema.ChangeOutcome) (ann announcement, stop bool, err error) {
+	ann, aerr := e.announce(c, p.op, p.rel, p.diff, p.truncated, p.rule, p.pin)
 	switch {
-	case err != nil:
-		return ann, true, err
+	case aerr != nil:
+		return ann, true, aerr
 	case ann.cancelled && p.refusal != "":
 		*text, *out = p.refusal+ann.reason+"]", schema.ChangeOutcome{Cancelled: true, CancelReason: ann.reason}
 		return ann, true, nil

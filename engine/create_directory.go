@@ -28,11 +28,8 @@ func (e *Engine) createDirectory(c *call, a *schema.CreateDirectoryArgs) (*schem
 		return nil, errExistsNotDir(c.tool, r)
 	}
 	_, stop, err := e.ask(c, proposal{op: "create_directory", rel: r.rel, rule: rule, verb: "created"}, &res.Text, &res.ChangeOutcome)
-	switch {
-	case err != nil:
-		return nil, err
-	case stop:
-		return res, nil
+	if stop {
+		return res, err
 	}
 	created, merr := e.mkdirAll(c, r)
 	if merr != nil {

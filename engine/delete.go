@@ -75,11 +75,8 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 	}
 	res := &schema.DeleteResult{Path: e.displayOf(t.r)}
 	_, stop, aerr := e.ask(c, proposal{op: "delete", rel: t.r.rel, diff: diff, truncated: truncated, rule: rule, verb: "deleted"}, &res.Text, &res.ChangeOutcome)
-	switch {
-	case aerr != nil:
-		return nil, aerr
-	case stop:
-		return res, nil
+	if stop {
+		return res, aerr
 	}
 	t, rerr := e.recheck(c.tool, t)
 	if rerr != nil {

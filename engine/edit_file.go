@@ -64,11 +64,8 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 	res.ModifiedByReviewer = c.reviewed()
 	if asks {
 		ann, stop, err := e.ask(c, proposal{op: "edit", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "edited"}, &res.Text, &res.ChangeOutcome)
-		switch {
-		case err != nil:
-			return nil, err
-		case stop:
-			return res, nil
+		if stop {
+			return res, err
 		}
 		if ann.content != nil && *ann.content != string(updated) {
 			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {

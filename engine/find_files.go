@@ -97,13 +97,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 		return nil, osError(c.tool, r.rel, r.spelling, werr)
 	}
 	res := f.listing()
-	c.emit(&schema.FilesSearchedEvent{
-		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
-		Pattern:    a.Pattern,
-		Search:     "find",
-		MatchCount: len(res.Paths),
-		Truncated:  res.Truncated,
-	})
+	e.searched(c, r.rel, a.Pattern, "find", len(res.Paths), res.Truncated)
 	return res, nil
 }
 

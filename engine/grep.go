@@ -85,13 +85,7 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 	for i, m := range sr.Matches {
 		res.Lines[i] = schema.GrepLine{Path: m.Path, Line: m.Line, Text: m.Text, Context: i < len(s.ctxs) && s.ctxs[i]}
 	}
-	c.emit(&schema.FilesSearchedEvent{
-		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
-		Pattern:    a.Pattern,
-		Search:     "grep",
-		MatchCount: len(res.Lines),
-		Truncated:  res.Truncated,
-	})
+	e.searched(c, r.rel, a.Pattern, "grep", len(res.Lines), res.Truncated)
 	return res, nil
 }
 

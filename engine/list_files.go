@@ -59,13 +59,7 @@ func (e *Engine) listFiles(c *call, a *schema.ListFilesArgs) (*schema.ListFilesR
 	h := l.filter.hidden
 	res.Hidden = &h
 	res.Text = l.b.String()
-	c.emit(&schema.FilesSearchedEvent{
-		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
-		Pattern:    a.Glob,
-		Search:     "find",
-		MatchCount: len(res.Paths),
-		Truncated:  res.Truncated,
-	})
+	e.searched(c, r.rel, a.Glob, "find", len(res.Paths), res.Truncated)
 	return res, nil
 }
 

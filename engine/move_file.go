@@ -67,11 +67,8 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 	res := &schema.MoveFileResult{Source: e.displayOf(src.r), Destination: e.displayOf(dst.r)}
 	diff := fmt.Sprintf("diff --git a/%s b/%s\nrename from %s\nrename to %s\n", src.r.rel, dst.r.rel, src.r.rel, dst.r.rel)
 	_, stop, aerr := e.ask(c, proposal{op: "move", rel: dst.r.rel, diff: diff, rule: rule, verb: "moved", refused: src.r.rel}, &res.Text, &res.ChangeOutcome)
-	switch {
-	case aerr != nil:
-		return nil, aerr
-	case stop:
-		return res, nil
+	if stop {
+		return res, aerr
 	}
 	res.ModifiedByReviewer = c.reviewed()
 	if src, err = e.recheck(c.tool, src); err != nil {

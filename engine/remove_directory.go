@@ -155,11 +155,8 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 	}
 	res := &schema.RemoveDirectoryResult{Path: e.displayOf(t.r), Text: "Removed directory: " + a.Path}
 	_, stop, aerr := e.ask(c, proposal{op: "remove_directory", rel: t.r.rel, rule: rule, verb: "removed"}, &res.Text, &res.ChangeOutcome)
-	switch {
-	case aerr != nil:
-		return nil, aerr
-	case stop:
-		return res, nil
+	if stop {
+		return res, aerr
 	}
 	t, rerr := e.recheck(c.tool, t)
 	if rerr != nil {

@@ -66,13 +66,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 		return nil, err
 	}
 	res := s.result()
-	c.emit(&schema.FilesSearchedEvent{
-		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
-		Pattern:    a.Pattern,
-		Search:     "grep",
-		MatchCount: len(res.Matches),
-		Truncated:  res.Truncated,
-	})
+	e.searched(c, r.rel, a.Pattern, "grep", len(res.Matches), res.Truncated)
 	return res, nil
 }
 

@@ -214,11 +214,10 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	if c.hooks.ChangeRequest != nil || rule != nil {
 		diff, truncated := textdiff.Unified(r.rel, "", *a.FileText)
 		ann, stop, aerr := e.ask(c, proposal{op: "write", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: absentHash, verb: "created"}, &res.Text, &res.ChangeOutcome)
+		if stop {
+			return res, aerr
+		}
 		switch {
-		case aerr != nil:
-			return nil, aerr
-		case stop:
-			return res, nil
 		case ann.content != nil && *ann.content != *a.FileText:
 			content = []byte(*ann.content)
 			res.ModifiedByReviewer = true
@@ -308,11 +307,8 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	res.ModifiedByReviewer = c.reviewed()
 	if c.hooks.ChangeRequest != nil || rule != nil {
 		ann, stop, aerr := e.ask(c, proposal{op: "edit", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "edited"}, &res.Text, &res.ChangeOutcome)
-		switch {
-		case aerr != nil:
-			return nil, aerr
-		case stop:
-			return res, nil
+		if stop {
+			return res, aerr
 		}
 		if ann.content != nil && *ann.content != string(updated) {
 			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {

@@ -361,6 +361,13 @@ func (e *Engine) denies() bool {
 	return false
 }
 
+// searched emits the event of a search below rel: "find" for find_files and list_files, "grep"
+// for search_files and grep, with the pattern the model gave and what the result holds.
+func (e *Engine) searched(c *call, rel, pattern, search string, matches int, truncated bool) {
+	c.emit(&schema.FilesSearchedEvent{EventBase: e.base(c, schema.KindFilesSearched, rel), Pattern: pattern, Search: search,
+		MatchCount: matches, Truncated: truncated})
+}
+
 // entryLine formats an entry the way list_directory and directory_tree show it: "dir/" or
 // "file  (N bytes)", the path relative to cwd (rule 6).
 func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {

@@ -71,11 +71,10 @@ func (e *Engine) writeFile(c *call, a *schema.WriteFileArgs) (*schema.WriteFileR
 			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), a.Content)
 		}
 		ann, stop, err := e.ask(c, proposal{op: "write", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "written"}, &res.Text, &res.ChangeOutcome)
+		if stop {
+			return res, err
+		}
 		switch {
-		case err != nil:
-			return nil, err
-		case stop:
-			return res, nil
 		case ann.content != nil && *ann.content != a.Content:
 			// The reviewer's content, under the same lock and guard as the model's; the
 			// proposal sent back unchanged is a plain approval.

@@ -99,31 +99,33 @@ func FromOS(op, path, name string, err error) *Error {
 	case syscall.EILSEQ:
 		e.Kind, e.Msg = schema.KindInvalidPath, "The path name contains a byte sequence the filesystem cannot represent."
 		return e
-	case syscall.ENOENT:
-		e.Kind = schema.KindNotFound
-	case syscall.ENOTDIR:
-		e.Kind = schema.KindParentNotDirectory
-	case syscall.EISDIR:
-		e.Kind = schema.KindNotAFile
-	case syscall.EEXIST:
-		e.Kind = schema.KindAlreadyExists
-	case syscall.ENOTEMPTY:
-		e.Kind = schema.KindDirectoryNotEmpty
-	case syscall.EACCES, syscall.EPERM:
-		e.Kind = schema.KindPermissionDenied
-	case syscall.ENXIO, syscall.ENODEV:
-		e.Kind = schema.KindNotRegularFile
-	case syscall.ENOSPC, syscall.EDQUOT:
-		e.Kind = schema.KindNoSpace
-	case syscall.EROFS:
-		e.Kind = schema.KindReadOnlyFilesystem
-	case syscall.EINVAL:
-		e.Kind = schema.KindInvalidPath
 	default:
-		e.Kind = schema.KindIOError
+		kind, ok := errnoKinds[errno]
+		if !ok {
+			kind = schema.KindIOError
+		}
+		e.Kind = kind
 	}
 	e.Msg = fmt.Sprintf("[Errno %d] %s: %s", int(errno), strerror(errno), PyRepr(name))
 	return e
+}
+
+// errnoKinds maps the errnos whose message is "[Errno N] Strerror: 'name'" to their kinds; any
+// errno not listed (and not one FromOS words itself) is io_error.
+var errnoKinds = map[syscall.Errno]schema.ErrorKind{
+	syscall.ENOENT:    schema.KindNotFound,
+	syscall.ENOTDIR:   schema.KindParentNotDirectory,
+	syscall.EISDIR:    schema.KindNotAFile,
+	syscall.EEXIST:    schema.KindAlreadyExists,
+	syscall.ENOTEMPTY: schema.KindDirectoryNotEmpty,
+	syscall.EACCES:    schema.KindPermissionDenied,
+	syscall.EPERM:     schema.KindPermissionDenied,
+	syscall.ENXIO:     schema.KindNotRegularFile,
+	syscall.ENODEV:    schema.KindNotRegularFile,
+	syscall.ENOSPC:    schema.KindNoSpace,
+	syscall.EDQUOT:    schema.KindNoSpace,
+	syscall.EROFS:     schema.KindReadOnlyFilesystem,
+	syscall.EINVAL:    schema.KindInvalidPath,
 }
 
 // strerror returns the C library's spelling of errno ("Permission denied"): Go's text with its
