@@ -126,7 +126,9 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 		return nil, errTooLong(op, spelling)
 	}
 	r := &resolved{spelling: spelling, lexical: relpath.Clean(comps)}
-	w := &componentWalk{e: e, op: op, spelling: spelling, done: make([]string, 0, len(comps)), todo: append([]string(nil), comps...), exists: true}
+	done := make([]string, 0, len(comps))
+	todo := append([]string(nil), comps...)
+	w := &componentWalk{e: e, op: op, spelling: spelling, exists: true}
 	h, err := openDirHandle(e, ".", nil)
 	if err == errRootGone {
 		return nil, errRootGoneFor(op)
@@ -136,23 +138,25 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	}
 	w.h = h
 	defer func() { w.h.close() }()
-	for len(w.todo) > 0 {
-		c := w.todo[0]
-		w.todo = w.todo[1:]
-		if err := w.step(c); err != nil {
-			return nil, err
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		var serr *Error
+		if done, todo, serr = w.step(c, done, todo); serr != nil {
+			return nil, serr
 		}
 	}
-	return w.finish(r)
+	return w.finish(r, done)
 }
 
-// componentWalk is the state of one walkComponents: the components resolved so far (done, all
-// but a missing tail existing) and still to resolve (todo), the directory handle h of done while
-// it exists, the symlinks followed (hops), and the Lstat of done's last component (nil after "..").
+// componentWalk is the state of one walkComponents besides the components resolved so far
+// (done, all but a missing tail existing) and still to resolve (todo), which its steps take and
+// return (kept out of the struct so that they stay on the stack): whether done exists, the
+// directory handle h of done while it does, the symlinks followed (hops), and the Lstat of done's
+// last component (nil after "..").
 type componentWalk struct {
 	e            *Engine
 	op, spelling string
-	done, todo   []string
 	exists       bool
 	hops         int
 	last         fs.FileInfo
@@ -165,9 +169,9 @@ func (w *componentWalk) changed() *Error {
 }
 
 // reopen points h at the directory done names, walking from the root again.
-func (w *componentWalk) reopen() *Error {
-	next, err := openDirHandle(w.e, relpath.Join(w.done), nil)
-	componentSteps.Add(int64(len(w.done)) + 1)
+func (w *componentWalk) reopen(done []string) *Error {
+	next, err := openDirHandle(w.e, relpath.Join(done), nil)
+	componentSteps.Add(int64(len(done)) + 1)
 	if err != nil {
 		return w.changed()
 	}
@@ -177,94 +181,92 @@ func (w *componentWalk) reopen() *Error {
 }
 
 // step resolves one component c against done (rules 3-6 of resolve).
-func (w *componentWalk) step(c string) *Error {
+func (w *componentWalk) step(c string, done, todo []string) ([]string, []string, *Error) {
 	switch c {
 	case "", ".":
-		return nil
+		return done, todo, nil
 	case "..":
-		if len(w.done) == 0 {
-			return errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+		if len(done) == 0 {
+			return nil, nil, errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
 		}
-		w.done = w.done[:len(w.done)-1]
+		done = done[:len(done)-1]
 		w.last = nil
 		if w.exists {
-			return w.reopen()
+			return done, todo, w.reopen(done)
 		}
-		return nil
+		return done, todo, nil
 	}
 	if !w.exists {
-		w.done = append(w.done, c)
-		return nil
+		return append(done, c), todo, nil
 	}
 	componentSteps.Add(1)
 	fi, err := w.h.lstat(c)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			w.exists = false
-			w.done = append(w.done, c)
-			return nil
+			return append(done, c), todo, nil
 		}
 		if errors.Is(err, syscall.ENOTDIR) {
-			return errorf(w.op, relpath.Join(w.done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+			return nil, nil, errorf(w.op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
 		}
-		return osError(w.op, relpath.Join(append(w.done, c)), w.spelling, err)
+		return nil, nil, osError(w.op, relpath.Join(append(done, c)), w.spelling, err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return w.follow(c)
+		return w.follow(c, done, todo)
 	}
-	return w.enter(c, fi)
+	done, err2 := w.enter(c, fi, done, todo)
+	return done, todo, err2
 }
 
 // follow replaces the symlink c by its target (rule 4): a relative target continues from the
 // link's directory, an absolute one from the root, when it lies in the root.
-func (w *componentWalk) follow(c string) *Error {
+func (w *componentWalk) follow(c string, done, todo []string) ([]string, []string, *Error) {
 	w.hops++
 	if w.hops > maxSymlinkHops {
-		return errorf(w.op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(w.spelling))
+		return nil, nil, errorf(w.op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(w.spelling))
 	}
 	target, err := w.h.readlink(c)
 	if errors.Is(err, syscall.ENAMETOOLONG) {
-		return errTooLong(w.op, w.spelling)
+		return nil, nil, errTooLong(w.op, w.spelling)
 	}
 	if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
 		// Not a symlink any more, or gone: it was swapped since the lstat.
-		return w.changed()
+		return nil, nil, w.changed()
 	}
 	if err != nil {
-		return osError(w.op, relpath.Join(append(w.done, c)), w.spelling, err)
+		return nil, nil, osError(w.op, relpath.Join(append(done, c)), w.spelling, err)
 	}
 	if target == "" {
 		w.exists = false
-		w.done = append(w.done, c)
-		return nil
+		return append(done, c), todo, nil
 	}
 	if strings.HasPrefix(target, "/") {
 		rest, ok := w.e.absToRel(target, false)
 		if !ok {
-			return errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+			return nil, nil, errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
 		}
-		w.done = w.done[:0]
-		w.todo = append(rest, w.todo...)
-		if err := w.reopen(); err != nil {
-			return err
+		done = done[:0]
+		todo = append(rest, todo...)
+		if err := w.reopen(done); err != nil {
+			return nil, nil, err
 		}
 	} else {
-		w.todo = append(relpath.Split(target), w.todo...)
+		todo = append(relpath.Split(target), todo...)
 	}
-	if len(w.done)+len(w.todo) > relpath.MaxComponents {
-		return errTooLong(w.op, w.spelling)
+	if len(done)+len(todo) > relpath.MaxComponents {
+		return nil, nil, errTooLong(w.op, w.spelling)
 	}
-	return nil
+	return done, todo, nil
 }
 
 // enter appends the existing entry c (Lstat fi, no symlink) to done and, when more components
 // follow, moves h into it: it must be a directory (rule 6).
-func (w *componentWalk) enter(c string, fi fs.FileInfo) *Error {
-	w.done = append(w.done, c)
+func (w *componentWalk) enter(c string, fi fs.FileInfo, done, todo []string) ([]string, *Error) {
+	done = append(done, c)
 	w.last = fi
-	more := relpath.HasMore(w.todo)
+	more := relpath.HasMore(todo)
 	if !fi.IsDir() && more {
-		return errorf(w.op, relpath.Join(w.done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+		return nil, errorf(w.op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
 	}
 	if more {
 		componentSteps.Add(1)
@@ -272,29 +274,29 @@ func (w *componentWalk) enter(c string, fi fs.FileInfo) *Error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				w.exists = false
-				return nil
+				return done, nil
 			}
-			return w.changed()
+			return nil, w.changed()
 		}
 		w.h.close()
 		w.h = next
 	}
-	return nil
+	return done, nil
 }
 
 // finish fills r from the walk: the resolved path (rule 7's length limit) and, when it exists,
 // its Lstat, taken through its parent when the walk ended on "..".
-func (w *componentWalk) finish(r *resolved) (*resolved, *Error) {
-	r.rel = relpath.Join(w.done)
+func (w *componentWalk) finish(r *resolved, done []string) (*resolved, *Error) {
+	r.rel = relpath.Join(done)
 	if w.exists && len(r.rel) > relpath.MaxBytes {
 		return nil, errTooLong(w.op, w.spelling)
 	}
 	r.exists = w.exists
 	if w.exists {
 		if w.last == nil {
-			if len(w.done) > 0 {
+			if len(done) > 0 {
 				// After "..": h is the directory done names; stat it through its parent.
-				if err := w.reopen(); err != nil {
+				if err := w.reopen(done); err != nil {
 					return nil, err
 				}
 			}
