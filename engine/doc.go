@@ -133,8 +133,8 @@
 // or an edit's whole new content is written in step 4 instead of the model's, under the same lock
 // and guard;
 // replacement arguments are a [reviewerEdit] the approval returns ([Engine.ask] records it on the
-// call), and once the handler has returned Call runs the tool again on them from step 1, every check included, without asking again (the reviewer's change is approved
-// by definition), pinned to the announced content when it targets the announced path. Either way
+// call), and once the handler has returned Call runs the tool again on them from step 1, every
+// check included, without asking again (the reviewer's change is approved by definition), pinned to the announced content when it targets the announced path. Either way
 // the result and the event say modified_by_reviewer. delete and remove_directory take no edit.
 //
 // # For the tool files
@@ -146,4 +146,14 @@
 // one of checkRead, checkWalkRoot, checkWrite), opens files with openRegular and directories with
 // openDir (both verify identity, rule 5), filters walk entries with resolveRel and canRead,
 // shows paths with display/displayOf, and emits events with call.emit and Engine.base.
+//
+// # The rooms below
+//
+// What needs neither an Engine nor a call lives in engine/internal, one package per concern,
+// imported only downwards (layout_test.go, rules 13-20): relpath (path algebra and limits),
+// fserr (the error type and message wording), fnmatch (the access lists' pattern language),
+// text (decoding, sniffing, hashes, the output budget), commit (the directory lock, temporary
+// files and their sweep), posthook (compiling and running post_edit hooks), and the leaves
+// confine (the kernel's confinement) and textdiff (unified diffs). Each package's doc comment says
+// what it protects against and what it leaves to the engine.
 package engine

@@ -22,7 +22,7 @@ const grepMaxContext = 20
 const grepWidth = 4096
 
 // grep is pydantic-ai-harness's rg-backed grep, natively: the same walk, ignore rules, scanner
-// and budgets as search_files (search.go), with rg's options and output format:
+// and budgets as search_files (search_files.go), with rg's options and output format:
 //
 //  1. pattern is RE2 (literal quotes it; ignore_case prefixes (?i)); context is 0 to 20;
 //  2. glob is rg's (rgGlob: a name at any depth without "/", a path below path with one, "!"
