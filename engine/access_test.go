@@ -241,23 +241,3 @@ func TestCwd_PathsAndResults(t *testing.T) {
 		t.Errorf("escape from cwd = %v", err)
 	}
 }
-
-func TestPyRepr(t *testing.T) {
-	cases := map[string]string{
-		"a":           `'a'`,
-		"it's":        `"it's"`,
-		`it's "x"`:    `'it\'s "x"'`,
-		"tab\there":   `'tab\there'`,
-		"nl\n":        `'nl\n'`,
-		"\x00\x7f":    `'\x00\x7f'`,
-		"back\\slash": `'back\\slash'`,
-		"é\u200b":     `'é\u200b'`,
-		"\xff":        `'\udcff'`,
-		"\U0001F600":  "'\U0001F600'",
-	}
-	for in, want := range cases {
-		if got := pyRepr(in); got != want {
-			t.Errorf("pyRepr(%q) = %s; want %s", in, got, want)
-		}
-	}
-}
