@@ -88,9 +88,48 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		out.Msg, out.Path = scrub.Replace(out.Msg), scrub.Replace(out.Path)
 		return out
 	}
-	files := make([]*patchFile, len(ops))
-	var rule *schema.PermissionRule
-	var rels []string
+	files, rule, rels, rerr := e.resolvePatch(c, ops)
+	if rerr != nil {
+		return nil, nothingChanged(rerr)
+	}
+	slices.Sort(rels)
+	for _, rel := range rels {
+		unlock := e.locks.lock(rel)
+		defer unlock()
+	}
+	for _, p := range files {
+		if err := e.planPatchFile(c, p); err != nil {
+			return nil, nothingChanged(err)
+		}
+		rule = cmpOr(rule, p.rule)
+	}
+
+	// The diff is only built for someone who reads it.
+	diff, truncated := "", false
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		diff, truncated = patchDiff(files)
+	}
+	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
+	_, stop, aerr := e.ask(c, proposal{op: "patch", rel: files[0].final().rel, diff: diff, truncated: truncated, rule: rule, refusal: "[The patch was not applied: "}, &res.Text, &res.ChangeOutcome)
+	if stop {
+		return res, aerr
+	}
+	res.ModifiedByReviewer = c.reviewed()
+
+	if err := e.commitPatch(c, files, res); err != nil {
+		return nil, err
+	}
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
+	}
+	return res, nil
+}
+
+// resolvePatch resolves and checks every file of a patch (its path, and a move's destination)
+// for writing, each resolved path claimed once: a patch changes each file once. It returns the
+// files, the interrupt rule that matched first, and the resolved paths to lock.
+func (e *Engine) resolvePatch(c *call, ops []patchOp) (files []*patchFile, rule *schema.PermissionRule, rels []string, _ *Error) {
+	files = make([]*patchFile, len(ops))
 	seen := map[string]string{}
 	claim := func(r *resolved, spelled string) *Error {
 		if prev, dup := seen[r.rel]; dup {
@@ -120,7 +159,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 			}
 		}
 		if err != nil {
-			return nil, nothingChanged(err)
+			return nil, nil, nil, err
 		}
 		rule = cmpOr(rule, r1)
 		if op.moveTo != "" {
@@ -132,35 +171,18 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 				p.t, err = e.resolveEntry(c.tool, op.path)
 			}
 			if err != nil {
-				return nil, nothingChanged(err)
+				return nil, nil, nil, err
 			}
 			rule = cmpOr(rule, r2)
 		}
 	}
-	slices.Sort(rels)
-	for _, rel := range rels {
-		unlock := e.locks.lock(rel)
-		defer unlock()
-	}
-	for _, p := range files {
-		if err := e.planPatchFile(c, p); err != nil {
-			return nil, nothingChanged(err)
-		}
-		rule = cmpOr(rule, p.rule)
-	}
+	return files, rule, rels, nil
+}
 
-	// The diff is only built for someone who reads it.
-	diff, truncated := "", false
-	if c.hooks.ChangeRequest != nil || rule != nil {
-		diff, truncated = patchDiff(files)
-	}
-	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
-	_, stop, aerr := e.ask(c, proposal{op: "patch", rel: files[0].final().rel, diff: diff, truncated: truncated, rule: rule, refusal: "[The patch was not applied: "}, &res.Text, &res.ChangeOutcome)
-	if stop {
-		return res, aerr
-	}
-	res.ModifiedByReviewer = c.reviewed()
-
+// commitPatch lands the planned files one after the other, runs each one's post_edit hooks,
+// emits its event, and writes the success text and the files into res. A failure after the first
+// file is partly applied: the error says which files landed and which did not.
+func (e *Engine) commitPatch(c *call, files []*patchFile, res *schema.ApplyPatchResult) *Error {
 	var b strings.Builder
 	b.WriteString("Success. Updated the following files:\n")
 	for i, p := range files {
@@ -169,7 +191,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		}
 		item, err := e.commitPatchFile(c, p)
 		if err != nil {
-			return nil, partlyApplied(err, files[:i], files[i+1:])
+			return partlyApplied(err, files[:i], files[i+1:])
 		}
 		var out schema.PostEditOutcome
 		if p.op.kind != patchDelete {
@@ -199,10 +221,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		res.Files = append(res.Files, pf)
 	}
 	res.Text = strings.TrimSuffix(b.String(), "\n")
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	return res, nil
+	return nil
 }
 
 // cmpOr returns the first non-nil rule.
