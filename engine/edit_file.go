@@ -89,7 +89,8 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 }
 
 // readEditable reads the whole current content of the file r an edit is computed from (spelled
-// path, for the message) and refuses a binary one; r is returned as opened.
+// path, for the message) and refuses a binary one; r is returned as opened. edit_file and the
+// text editor's str_replace and insert share it.
 func (e *Engine) readEditable(c *call, r *resolved, path string) (*resolved, []byte, *Error) {
 	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
 	if oerr != nil {
@@ -101,7 +102,7 @@ func (e *Engine) readEditable(c *call, r *resolved, path string) (*resolved, []b
 		return nil, nil, osError(c.tool, r.rel, r.spelling, err)
 	}
 	if text.HasNUL(old) {
-		return nil, nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; edit_file only edits text files.", path)
+		return nil, nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; %s only edits text files.", path, c.tool)
 	}
 	return r, old, nil
 }

@@ -76,6 +76,23 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// editorEdit computes the text editor's str_replace or insert on old: the new content, its
+// first changed line (1-based) and how many lines the new text has.
+func editorEdit(c *call, r *resolved, a *schema.StrReplaceBasedEditToolArgs, old []byte) (updated []byte, firstLine, shownLines int, _ *Error) {
+	if a.Command == "str_replace" {
+		return strReplace(c.tool, r, a, old)
+	}
+	text := a.InsertText
+	if text == nil {
+		text = a.NewStr
+	}
+	updated, ferr := insertAt(c.tool, r, old, *a.InsertLine, *text)
+	if ferr != nil {
+		return nil, 0, 0, ferr
+	}
+	return updated, *a.InsertLine + 1, max(strings.Count(strings.TrimSuffix(*text, "\n"), "\n")+1, 1), nil
+}
+
 // editorView is the view command: a file with line numbers, or a directory two levels deep.
 func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*schema.StrReplaceBasedEditToolResult, error) {
 	r, _, rerr := e.resolveFor(c.tool, a.Path, accessRead)
@@ -269,38 +286,14 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	}
 	unlock := e.lockChange(r)
 	defer unlock()
-	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
+	r, old, oerr := e.readEditable(c, r, a.Path)
 	if oerr != nil {
 		return nil, oerr
 	}
-	old, err := readAllSized(f, fi.Size())
-	f.Close()
-	if err != nil {
-		return nil, osError(c.tool, r.rel, r.spelling, err)
-	}
-	if text.HasNUL(old) {
-		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; %s only edits text files.", a.Path, c.tool)
-	}
 	current := text.ContentHash(old)
-	var updated []byte
-	var firstLine, shownLines int // 1-based first changed line and how many lines the new text has
-	if a.Command == "str_replace" {
-		var ferr *Error
-		updated, firstLine, shownLines, ferr = strReplace(c.tool, r, a, old)
-		if ferr != nil {
-			return nil, ferr
-		}
-	} else {
-		text := a.InsertText
-		if text == nil {
-			text = a.NewStr
-		}
-		var ferr *Error
-		updated, ferr = insertAt(c.tool, r, old, *a.InsertLine, *text)
-		if ferr != nil {
-			return nil, ferr
-		}
-		firstLine, shownLines = *a.InsertLine+1, max(strings.Count(strings.TrimSuffix(*text, "\n"), "\n")+1, 1)
+	updated, firstLine, shownLines, ferr := editorEdit(c, r, a, old)
+	if ferr != nil {
+		return nil, ferr
 	}
 	diff, truncated := textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(updated))
 	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
