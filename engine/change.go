@@ -62,6 +62,20 @@ type reviewerEdit struct {
 // reviewNote is the line a change's result text ends with when the reviewer's edit was applied.
 const reviewNote = "\nNote: the reviewer modified this change before it was applied."
 
+// endChangeText ends the text of a change that landed the same way for every tool: the content
+// hash h when hashes are shown and the file is there (also set in hash), the note that the
+// reviewer modified the change, and what the post_edit hooks did (after, into out).
+func (e *Engine) endChangeText(text, hash *string, h string, reviewed bool, after *afterHooks, out *schema.PostEditOutcome) {
+	if e.hashes && h != absentHash {
+		*hash = h
+		*text += " [hash:" + h + "]"
+	}
+	if reviewed {
+		*text += reviewNote
+	}
+	after.report(text, out)
+}
+
 // reviewed reports whether this run applies the reviewer's replacement arguments.
 func (c *call) reviewed() bool { return c.review != nil }
 

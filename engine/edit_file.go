@@ -129,14 +129,7 @@ func (e *Engine) edited(c *call, res *schema.EditFileResult, r *resolved, path s
 		Diff: diff, Truncated: truncated, Replacements: count, ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Replacements = count
 	res.Text = fmt.Sprintf("Edited %s.", path)
-	if e.hashes && h != absentHash {
-		res.Hash = h
-		res.Text += " [hash:" + h + "]"
-	}
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	after.report(&res.Text, &res.PostEditOutcome)
+	e.endChangeText(&res.Text, &res.Hash, h, res.ModifiedByReviewer, after, &res.PostEditOutcome)
 }
 
 // editReplacements returns the replacements of a call in either argument form, or pydantic-ai-harness's

@@ -260,14 +260,7 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList(),
 		ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Text = "File created successfully at: " + a.Path
-	if e.hashes && h != absentHash {
-		res.Hash = h
-		res.Text += " [hash:" + h + "]"
-	}
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	after.report(&res.Text, &res.PostEditOutcome)
+	e.endChangeText(&res.Text, &res.Hash, h, res.ModifiedByReviewer, after, &res.PostEditOutcome)
 	return res, nil
 }
 
@@ -339,15 +332,8 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		b.WriteByte('\n')
 	}
 	b.WriteString("Review the changes and make sure they are as expected. Edit the file again if necessary.")
-	if e.hashes && h != absentHash {
-		res.Hash = h
-		b.WriteString(" [hash:" + h + "]")
-	}
 	res.Text = b.String()
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	after.report(&res.Text, &res.PostEditOutcome)
+	e.endChangeText(&res.Text, &res.Hash, h, res.ModifiedByReviewer, after, &res.PostEditOutcome)
 	return res, nil
 }
 

@@ -135,14 +135,7 @@ func (e *Engine) wrote(c *call, res *schema.WriteFileResult, r *resolved, a *sch
 	res.Chars = utf8.RuneCountInString(a.Content)
 	res.Lines = text.CountLines(a.Content)
 	res.Text = fmt.Sprintf("Wrote %d chars (%d lines) to %s.", res.Chars, res.Lines, a.Path)
-	if e.hashes && h != absentHash {
-		res.Hash = h
-		res.Text += " [hash:" + h + "]"
-	}
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	after.report(&res.Text, &res.PostEditOutcome)
+	e.endChangeText(&res.Text, &res.Hash, h, res.ModifiedByReviewer, after, &res.PostEditOutcome)
 }
 
 // writableTarget checks, before anything is announced, that r can receive a file: not a
