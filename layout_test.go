@@ -1,9 +1,11 @@
 package fsbox_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,6 +40,26 @@ const module = "github.com/fsbox/fsbox"
 //     client may only narrow a host's fixed policy) imports schema only: it decides over
 //     configurations and opens nothing, so both front ends (server for fsbox serve, cmd/fsbox for
 //     fsbox mcp and call) share it without importing each other or the engine's internals.
+//  13. engine/internal/relpath (root-relative path algebra and the path limits) imports nothing of
+//     ours: it is the bottom of the engine's rooms, strings in and strings out;
+//  14. engine/internal/fserr (the error type, OS-error mapping, message wording) imports schema
+//     (the one source of error kinds) and relpath only;
+//  15. engine/internal/fnmatch (the pattern language of the access lists) imports schema (the
+//     default lists), relpath and fserr only;
+//  16. engine/internal/text (decoding, sniffing, hashes, the output budget) imports schema,
+//     relpath, fserr and fnmatch only;
+//  17. no package below engine imports engine, and the internal packages import each other only
+//     downwards, in the order of rules 13-16, 19 and 20 (relpath, fserr, fnmatch, text, commit,
+//     posthook); the rest of
+//     engine/internal (confine, textdiff) imports schema at most until it has a place in that
+//     order. So a room never reaches back into Engine or a call's state: it owns a small struct
+//     and takes its arguments;
+//  18. every tool in the engine's tool table (engine/tools.go) has its handler in the file named
+//     after the tool, with a test file beside it (TestToolFiles);
+//  19. engine/internal/commit (the cross-process directory lock, temporary file names, the sweep
+//     of stale temporary files) imports schema, relpath, fserr, fnmatch and text only;
+//  20. engine/internal/posthook (compiling and running post_edit hooks) imports schema, confine
+//     (the kernel's confinement) and the packages of rules 13-16 and 19 only.
 //  21. sdks (the SDKs' hand-written sources as embedded bytes, for `fsbox gen --out` outside a
 //     checkout) imports nothing of ours, and cmd/fsbox is the only package that imports it: an SDK
 //     is never linked into the server, only carried as files.
@@ -57,9 +79,16 @@ var importRules = []struct {
 	{"schema", nil},
 	{"rpc/jsonl", nil}, // before rpc, whose subpackage it is: rpc may import it, it may not import rpc
 	{"rpc", nil},
-	{"engine/internal/confine", nil},          // rule 10
+	{"engine/internal/confine", nil}, // rule 10
+	{"engine/internal/relpath", nil}, // rule 13
+	{"engine/internal/fserr", []string{"schema", "engine/internal/relpath"}},                                                                                                                                     // rule 14
+	{"engine/internal/fnmatch", []string{"schema", "engine/internal/relpath", "engine/internal/fserr"}},                                                                                                          // rule 15
+	{"engine/internal/text", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch"}},                                                                                  // rule 16
+	{"engine/internal/commit", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text"}},                                                        // rule 19
+	{"engine/internal/posthook", []string{"schema", "engine/internal/confine", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text", "engine/internal/commit"}}, // rule 20
 	{"engine/internal/audit", nil},            // rule 23
 	{"engine/internal/journal", nil},          // rule 22
+	{"engine/internal", []string{"schema"}},   // rule 17: every other internal package
 	{"engine/hostpolicy", []string{"schema"}}, // rule 12
 	{"engine", []string{"schema", "engine/"}},
 	{"server", []string{"engine", "engine/hostpolicy", "rpc", "schema", "conformance"}},
@@ -142,4 +171,82 @@ func allowed(rel string, allow []string) bool {
 		}
 	}
 	return false
+}
+
+// TestToolFiles is rule 18: each entry of the engine's tool table (engine/tools.go, one line a
+// tool: schema.ToolX: ...(*Engine).handler...) names a handler declared in engine/<tool>.go, and
+// engine/<tool>_test.go exists, so a tool's room is found from its name alone.
+func TestToolFiles(t *testing.T) {
+	fset := token.NewFileSet()
+	names := map[string]string{} // ToolX -> wire name, from schema/tooltable.go
+	tt, err := parser.ParseFile(fset, "schema/tooltable.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(tt, func(n ast.Node) bool {
+		if v, ok := n.(*ast.ValueSpec); ok && len(v.Values) == len(v.Names) {
+			for i, id := range v.Names {
+				if lit, ok := v.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(id.Name, "Tool") {
+					names[id.Name], _ = strconv.Unquote(lit.Value)
+				}
+			}
+		}
+		return true
+	})
+	handlerFile := map[string]string{} // method of *Engine -> file
+	files, _ := filepath.Glob("engine/*.go")
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+				handlerFile[fd.Name.Name] = filepath.Base(p)
+			}
+		}
+	}
+	tools, err := parser.ParseFile(fset, "engine/tools.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	ast.Inspect(tools, func(n ast.Node) bool {
+		kv, ok := n.(*ast.KeyValueExpr)
+		if !ok {
+			return true
+		}
+		key, ok := kv.Key.(*ast.SelectorExpr)
+		if !ok || names[key.Sel.Name] == "" {
+			return true
+		}
+		tool := names[key.Sel.Name]
+		handler := ""
+		ast.Inspect(kv.Value, func(m ast.Node) bool {
+			if se, ok := m.(*ast.SelectorExpr); ok {
+				if p, ok := se.X.(*ast.ParenExpr); ok {
+					if st, ok := p.X.(*ast.StarExpr); ok {
+						if id, ok := st.X.(*ast.Ident); ok && id.Name == "Engine" {
+							handler = se.Sel.Name
+						}
+					}
+				}
+			}
+			return true
+		})
+		checked++
+		if got := handlerFile[handler]; got != tool+".go" {
+			t.Errorf("tool %s: handler (*Engine).%s is declared in engine/%s; rule 18 wants engine/%s.go", tool, handler, got, tool)
+		}
+		if _, err := os.Stat(filepath.Join("engine", tool+"_test.go")); err != nil {
+			t.Errorf("tool %s: no engine/%s_test.go beside its file (rule 18)", tool, tool)
+		}
+		return false
+	})
+	if checked != len(names) {
+		t.Errorf("the tool table has %d entries; schema names %d tools", checked, len(names))
+	}
 }

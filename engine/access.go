@@ -2,364 +2,14 @@ package engine
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/fnmatch"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
-
-// fnPattern is one allowed/denied/protected pattern in Python fnmatch's dialect:
-//   - "*" matches any run of characters, "/" included; "?" matches one character, "/" included;
-//   - "[abc]", "[a-z]" and "[!abc]" are classes ("^" first is a literal member, "]" first is a
-//     member, an unclosed "[" is a literal, a reversed range like "[z-a]" matches nothing);
-//   - everything else is literal (no "\" escapes, no "{a,b}");
-//   - a pattern starting with "**/" is also tried without that prefix, so "**/secrets*" matches a
-//     top-level "secrets.yaml";
-//   - a pattern starting with "!" is an exception (see patternList.first), not a match;
-//   - matching is against the whole name; it is case-sensitive unless the pattern folds case
-//     (denied and protected patterns do, see accessPolicy): then the pattern and the name are
-//     both lowered with foldCase before matching, so ".ENV" matches ".env" and "[A-Z]"
-//     matches what "[a-z]" matches (a class range that spans letters and non-letters, like
-//     "[Z-a]", is lowered too and may match differently).
-//
-// doublestar has a different dialect ("*" stops at "/"), which is why this is translated by hand.
-type fnPattern struct {
-	src    string
-	re     *regexp.Regexp
-	top    *regexp.Regexp // the pattern without its leading "**/", or nil
-	except bool           // an exception ("!…"): names it matches are not matched by the list
-	// Most patterns (every default one but **/secrets*) are a literal, "*literal" or
-	// "literal*"; those are matched with string operations, equivalent to re (FuzzFnmatch), since
-	// walkers match every entry against every pattern.
-	shape    shape
-	lit      string
-	slashLit string // "/" + lit
-	depth    bool
-	fold     bool // case-insensitive: lit and re are lowered, and names are lowered before matching
-}
-
-// shape is the form of a pattern that string operations can match.
-type shape int
-
-const (
-	shapeRegexp shape = iota // anything else: use re (and top)
-	shapeExact               // "lit"
-	shapeSuffix              // "*lit"
-	shapePrefix              // "lit*"
-)
-
-// shapeOf classifies a pattern body; lit is its literal part.
-func shapeOf(body string) (shape, string) {
-	if strings.HasPrefix(body, "**/") {
-		return shapeRegexp, ""
-	}
-	meta := func(s string) bool { return strings.ContainsAny(s, "*?[") }
-	switch {
-	case !meta(body):
-		return shapeExact, body
-	case strings.HasPrefix(body, "*") && !meta(strings.TrimLeft(body, "*")):
-		return shapeSuffix, strings.TrimLeft(body, "*")
-	case strings.HasSuffix(body, "*") && !meta(strings.TrimRight(body, "*")):
-		return shapePrefix, strings.TrimRight(body, "*")
-	}
-	return shapeRegexp, ""
-}
-
-// compileFnmatch translates an fnmatch pattern to an anchored regexp; with depth it also matches
-// every trailing sub-path of a name (what follows any "/").
-func compileFnmatch(pat string, depth bool) (*regexp.Regexp, error) {
-	src := translateFnmatch(pat)
-	if depth {
-		src = `(?s)^(?:.*/)?` + strings.TrimPrefix(src, `(?s)^`)
-	}
-	return regexp.Compile(src)
-}
-
-// translateFnmatch returns the RE2 source matching what fnmatch.fnmatchcase(name, pat) matches.
-func translateFnmatch(pat string) string {
-	var b strings.Builder
-	b.WriteString(`(?s)^`)
-	rs := []rune(pat)
-	for i := 0; i < len(rs); i++ {
-		switch c := rs[i]; c {
-		case '*':
-			for i+1 < len(rs) && rs[i+1] == '*' {
-				i++
-			}
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i + 1
-			if j < len(rs) && rs[j] == '!' {
-				j++
-			}
-			if j < len(rs) && rs[j] == ']' {
-				j++
-			}
-			for j < len(rs) && rs[j] != ']' {
-				j++
-			}
-			if j >= len(rs) {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(translateClass(rs[i+1 : j]))
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`$`)
-	return b.String()
-}
-
-// translateClass translates the inside of an fnmatch class ("!a-z" of "[!a-z]").
-func translateClass(body []rune) string {
-	negate := len(body) > 0 && body[0] == '!'
-	if negate {
-		body = body[1:]
-	}
-	var items strings.Builder
-	for k := 0; k < len(body); k++ {
-		lo := body[k]
-		if k+2 < len(body) && body[k+1] == '-' {
-			hi := body[k+2]
-			k += 2
-			if lo > hi {
-				continue // Python drops empty ranges
-			}
-			items.WriteString(classRune(lo) + "-" + classRune(hi))
-			continue
-		}
-		items.WriteString(classRune(lo))
-	}
-	switch {
-	case items.Len() == 0 && negate:
-		return `.`
-	case items.Len() == 0:
-		return `[^\x00-\x{10FFFF}]`
-	case negate:
-		return "[^" + items.String() + "]"
-	default:
-		return "[" + items.String() + "]"
-	}
-}
-
-// classRune escapes r for use inside an RE2 character class.
-func classRune(r rune) string {
-	if r < 0x80 && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-		return fmt.Sprintf(`\x{%x}`, r)
-	}
-	return string(r)
-}
-
-// newFnPattern compiles src, matching case exactly; depth makes it bite at any depth (see
-// accessPolicy). A leading "!" makes it an exception.
-func newFnPattern(src string, depth bool) (fnPattern, error) {
-	return newFnPatternCase(src, depth, false)
-}
-
-// newFnPatternCase is newFnPattern that, with fold, matches regardless of letter case.
-func newFnPatternCase(src string, depth, fold bool) (fnPattern, error) {
-	body, except := strings.CutPrefix(src, "!")
-	if fold {
-		body = foldCase(body)
-	}
-	p := fnPattern{src: src, except: except, depth: depth, fold: fold}
-	p.shape, p.lit = shapeOf(body)
-	p.slashLit = "/" + p.lit
-	// Only the regexp shape matches by regexp. The others are literals with at most a leading or
-	// trailing "*", whose translation always compiles, so leaving it out refuses no pattern; it
-	// saves most of engine.New's time (a regexp compile is ~10 µs, over 70 default patterns).
-	if p.shape != shapeRegexp {
-		return p, nil
-	}
-	var err error
-	if p.re, err = compileFnmatch(body, depth); err != nil {
-		return fnPattern{}, err
-	}
-	if rest, ok := strings.CutPrefix(body, "**/"); ok {
-		if p.top, err = compileFnmatch(rest, depth); err != nil {
-			return fnPattern{}, err
-		}
-	}
-	return p, nil
-}
-
-// match reports whether name (root-relative, no trailing "/") matches the pattern, also at any
-// depth when the pattern is a depth pattern.
-func (p *fnPattern) match(name string) bool {
-	if p.fold {
-		name = foldCase(name)
-	}
-	return p.matchFolded(name)
-}
-
-// matchFolded is match for a name already lowered when the pattern folds case.
-func (p *fnPattern) matchFolded(name string) bool {
-	switch p.shape {
-	case shapeExact:
-		return name == p.lit || p.depth && strings.HasSuffix(name, p.slashLit)
-	case shapeSuffix:
-		return strings.HasSuffix(name, p.lit)
-	case shapePrefix:
-		return strings.HasPrefix(name, p.lit) || p.depth && strings.Contains(name, p.slashLit)
-	}
-	return p.re.MatchString(name) || p.top != nil && p.top.MatchString(name)
-}
-
-// patternList is an ordered list of patterns; the first match is the one messages name.
-type patternList []fnPattern
-
-// first returns the first pattern matching one of names that no exception of the list matches.
-// An exception thus clears a name, not a path: with ".ssh" and "!.ssh/known_hosts" listed,
-// ".ssh/known_hosts" is still matched through its ancestor ".ssh".
-//
-// The patterns of a list all fold case or none does (newAccessPolicy), so names are lowered
-// once here, not once per pattern.
-func (l patternList) first(names []string) (string, bool) {
-	if len(l) > 0 && l[0].fold {
-		names = lowerAll(names)
-	}
-	for i := range l {
-		if l[i].except {
-			continue
-		}
-		for _, n := range names {
-			if l[i].matchFolded(n) && !l.excepted(n) {
-				return l[i].src, true
-			}
-		}
-	}
-	return "", false
-}
-
-// patternIndex answers first for a list without trying every pattern on every name, as walkers
-// ask it for every entry: a literal depth pattern without "/" (".env", "id_rsa") can only match
-// a name whose last component is that literal, and "*.ext" only a name whose last "." starts
-// that suffix, so those are looked up by the name's base and extension; the rest are tried in
-// order. The answer is the one first gives (TestPatternIndex_MatchesFirst).
-type patternIndex struct {
-	l    patternList
-	base map[string]int // literal depth patterns without "/": literal → first index
-	ext  map[string]int // "*.x" patterns whose suffix has one "." (at its start) and no "/": suffix → first index
-	rest []int          // every other pattern that is not an exception, in order
-}
-
-func newPatternIndex(l patternList) *patternIndex {
-	ix := &patternIndex{l: l, base: map[string]int{}, ext: map[string]int{}}
-	for i := range l {
-		p := &l[i]
-		switch {
-		case p.except:
-		case p.shape == shapeExact && p.depth && !strings.Contains(p.lit, "/"):
-			if _, dup := ix.base[p.lit]; !dup {
-				ix.base[p.lit] = i
-			}
-		case p.shape == shapeSuffix && strings.LastIndexByte(p.lit, '.') == 0 && !strings.Contains(p.lit, "/"):
-			if _, dup := ix.ext[p.lit]; !dup {
-				ix.ext[p.lit] = i
-			}
-		default:
-			ix.rest = append(ix.rest, i)
-		}
-	}
-	return ix
-}
-
-// first is patternList.first.
-func (ix *patternIndex) first(names []string) (string, bool) {
-	l := ix.l
-	if len(l) == 0 {
-		return "", false
-	}
-	if l[0].fold {
-		names = lowerAll(names)
-	}
-	best := -1
-	try := func(i int, n string) {
-		if (best < 0 || i < best) && l[i].matchFolded(n) && !l.excepted(n) {
-			best = i
-		}
-	}
-	for _, n := range names {
-		base := n[strings.LastIndexByte(n, '/')+1:]
-		if i, ok := ix.base[base]; ok {
-			try(i, n)
-		}
-		if dot := strings.LastIndexByte(n, '.'); dot >= 0 {
-			if i, ok := ix.ext[n[dot:]]; ok {
-				try(i, n)
-			}
-		}
-		for _, i := range ix.rest {
-			if best >= 0 && i >= best {
-				break
-			}
-			if l[i].matchFolded(n) && !l.excepted(n) {
-				best = i
-				break
-			}
-		}
-	}
-	if best < 0 {
-		return "", false
-	}
-	return l[best].src, true
-}
-
-// excepted reports whether an exception of the list matches name (lowered if the list folds).
-func (l patternList) excepted(name string) bool {
-	for i := range l {
-		if l[i].except && l[i].matchFolded(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// foldCase lowers s for case-insensitive matching: strings.ToLower for ASCII, and for other
-// text each rune upper-cased first, so that runes whose capital is an ASCII letter fold with it
-// as case-insensitive file systems fold them (the long s "ſ" is "s", the dotless "ı" is "i",
-// the Kelvin sign "k", the final sigma "σ"). Patterns and names go through the same function.
-func foldCase(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return strings.Map(func(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }, s)
-		}
-	}
-	return strings.ToLower(s)
-}
-
-// lowerAll returns names lowered, names itself when none has an upper-case letter.
-func lowerAll(names []string) []string {
-	for i, n := range names {
-		if lo := foldCase(n); lo != n {
-			out := append([]string(nil), names...)
-			out[i] = lo
-			for j := i + 1; j < len(out); j++ {
-				out[j] = foldCase(out[j])
-			}
-			return out
-		}
-	}
-	return names
-}
-
-// matchers reports whether the list has a pattern that can match (an exception alone cannot).
-func (l patternList) matchers() bool {
-	for i := range l {
-		if !l[i].except {
-			return true
-		}
-	}
-	return false
-}
 
 // permRule is a compiled config.permissions entry.
 type permRule struct {
@@ -380,7 +30,7 @@ func (r *permRule) matches(rel string) bool {
 		name = "/" + rel
 	}
 	if r.fold {
-		name = foldCase(name)
+		name = fnmatch.FoldCase(name)
 	}
 	for _, g := range r.globs {
 		if ok, _ := doublestar.Match(g, name); ok {
@@ -417,7 +67,7 @@ func (r *permRule) matches(rel string) bool {
 //     change request with reason "permission_rule". No matching rule allows.
 //
 // In every list an entry "!pattern" is an exception: a name it matches is not matched by that
-// list (patternList.first).
+// list (fnmatch.List.First).
 //
 // Case: denied and protected patterns (exceptions included) and the globs of deny and interrupt
 // rules match regardless of letter case (both sides lowered with foldCase), so a refusal
@@ -436,10 +86,10 @@ func (r *permRule) matches(rel string) bool {
 // and rules against paths relative to its own root (prefix), so a client that narrowed the root
 // cannot step out of a host pattern by renaming the paths it matches.
 type accessPolicy struct {
-	allowed, denied, protected patternList
+	allowed, denied, protected fnmatch.List
 	// deniedIx and protectedIx answer first for denied and protected, which walkers ask for
 	// every entry.
-	deniedIx, protectedIx *patternIndex
+	deniedIx, protectedIx *fnmatch.Index
 	rules                 []permRule
 	// prefix is the session root relative to this layer's root ("" when they are the same).
 	prefix string
@@ -450,10 +100,10 @@ type accessPolicy struct {
 // the default one; without (a session layered over the host's policy), it is empty.
 func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessPolicy, *Error) {
 	p := &accessPolicy{prefix: prefix}
-	compile := func(field string, srcs []string, depth, fold bool) (patternList, *Error) {
-		var out patternList
+	compile := func(field string, srcs []string, depth, fold bool) (fnmatch.List, *Error) {
+		var out fnmatch.List
 		for i, s := range srcs {
-			fp, err := newFnPatternCase(s, depth, fold)
+			fp, err := fnmatch.NewCase(s, depth, fold)
 			if err != nil {
 				return nil, configError("%s[%d]: invalid pattern %s: %v", field, i, pyRepr(s), err)
 			}
@@ -467,7 +117,7 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 	}
 	for _, l := range []struct {
 		field string
-		dst   *patternList
+		dst   *fnmatch.List
 		set   *[]string
 		def   []string
 	}{
@@ -485,53 +135,59 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 		}
 	}
 	for i, r := range cfg.Permissions {
-		pr := permRule{index: i, mode: r.Mode, src: r, fold: r.Mode != "allow"}
-		switch r.Mode {
-		case "allow", "deny", "interrupt":
-		default:
-			return nil, configError("permissions[%d].mode: unknown mode %s (want allow, deny or interrupt)", i, pyRepr(r.Mode))
-		}
-		if len(r.Operations) == 0 {
-			return nil, configError("permissions[%d].operations: must name at least one of read, write", i)
-		}
-		for _, op := range r.Operations {
-			switch op {
-			case "read":
-				pr.read = true
-			case "write":
-				pr.write = true
-			default:
-				return nil, configError("permissions[%d].operations: unknown operation %s (want read or write)", i, pyRepr(op))
-			}
-		}
-		if pr.read && r.Mode == "interrupt" {
-			// A change request describes a change; there is nothing to show for a read.
-			return nil, configError("permissions[%d]: mode interrupt applies to write operations only", i)
-		}
-		if len(r.Paths) == 0 {
-			return nil, configError("permissions[%d].paths: must name at least one glob", i)
-		}
-		for j, g := range r.Paths {
-			if !strings.HasPrefix(g, "/") {
-				return nil, configError("permissions[%d].paths[%d]: %s must be anchored at the root with a leading /", i, j, pyRepr(g))
-			}
-			if !doublestar.ValidatePattern(g) {
-				return nil, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
-			}
-			if pr.fold {
-				g = foldCase(g)
-			}
-			pr.globs = append(pr.globs, g)
+		pr, err := compileRule(i, r)
+		if err != nil {
+			return nil, err
 		}
 		p.rules = append(p.rules, pr)
 	}
-	p.deniedIx, p.protectedIx = newPatternIndex(p.denied), newPatternIndex(p.protected)
+	p.deniedIx, p.protectedIx = fnmatch.NewIndex(p.denied), fnmatch.NewIndex(p.protected)
 	return p, nil
 }
 
-// configError is the *Error New returns for a bad configuration.
-func configError(format string, args ...any) *Error {
-	return errorf("new", "", kindInvalidArguments, format, args...)
+// compileRule checks and compiles config.permissions[i]: a known mode, at least one known
+// operation (interrupt for writes only), and at least one valid doublestar glob anchored at the
+// root, lowered for a rule that folds case (deny and interrupt).
+func compileRule(i int, r schema.PermissionRule) (permRule, *Error) {
+	pr := permRule{index: i, mode: r.Mode, src: r, fold: r.Mode != "allow"}
+	switch r.Mode {
+	case "allow", "deny", "interrupt":
+	default:
+		return permRule{}, configError("permissions[%d].mode: unknown mode %s (want allow, deny or interrupt)", i, pyRepr(r.Mode))
+	}
+	if len(r.Operations) == 0 {
+		return permRule{}, configError("permissions[%d].operations: must name at least one of read, write", i)
+	}
+	for _, op := range r.Operations {
+		switch op {
+		case "read":
+			pr.read = true
+		case "write":
+			pr.write = true
+		default:
+			return permRule{}, configError("permissions[%d].operations: unknown operation %s (want read or write)", i, pyRepr(op))
+		}
+	}
+	if pr.read && r.Mode == "interrupt" {
+		// A change request describes a change; there is nothing to show for a read.
+		return permRule{}, configError("permissions[%d]: mode interrupt applies to write operations only", i)
+	}
+	if len(r.Paths) == 0 {
+		return permRule{}, configError("permissions[%d].paths: must name at least one glob", i)
+	}
+	for j, g := range r.Paths {
+		if !strings.HasPrefix(g, "/") {
+			return permRule{}, configError("permissions[%d].paths[%d]: %s must be anchored at the root with a leading /", i, j, pyRepr(g))
+		}
+		if !doublestar.ValidatePattern(g) {
+			return permRule{}, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
+		}
+		if pr.fold {
+			g = fnmatch.FoldCase(g)
+		}
+		pr.globs = append(pr.globs, g)
+	}
+	return pr, nil
 }
 
 // access is the kind of access being checked.
@@ -551,7 +207,7 @@ func (p *accessPolicy) names(r *resolved, withAncestors bool) []string {
 		base := out
 		out = append([]string(nil), base...)
 		for _, n := range base {
-			out = append(out, ancestors(n)...)
+			out = append(out, relpath.Ancestors(n)...)
 		}
 	}
 	return out
@@ -618,16 +274,16 @@ func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.Permissi
 // ancestors, or (checkEntry) r's names alone when the ancestors are known to pass.
 func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []string) (*schema.PermissionRule, *Error) {
 	if a == accessWrite {
-		if pat, ok := p.protectedIx.first(withAnc); ok {
+		if pat, ok := p.protectedIx.First(withAnc); ok {
 			return nil, refusal(op, r, kindProtected, "is protected (read-only)", fmt.Sprintf("Path '%s' is protected (matches '%s').", r.rel, pat))
 		}
 	}
-	if pat, ok := p.deniedIx.first(withAnc); ok {
+	if pat, ok := p.deniedIx.First(withAnc); ok {
 		return nil, refusal(op, r, kindDenied, "is denied", fmt.Sprintf("Path '%s' is denied by pattern '%s'.", r.rel, pat))
 	}
 	if a != accessWalkRoot && len(p.allowed) > 0 {
 		for _, n := range p.names(r, false) {
-			if _, ok := p.allowed.first([]string{n}); !ok {
+			if _, ok := p.allowed.First([]string{n}); !ok {
 				return nil, refusal(op, r, kindNotAllowed, "is not allowed", fmt.Sprintf("Path '%s' does not match any allowed pattern.", r.rel))
 			}
 		}

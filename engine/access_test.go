@@ -1,71 +1,11 @@
 package engine
 
 import (
-	"io/fs"
-	"path/filepath"
-	"runtime"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
-
-// TestFnmatch pins the fnmatch dialect of allowed/denied/protected patterns (Python's
-// fnmatch.fnmatchcase plus the leading "**/" retry).
-func TestFnmatch(t *testing.T) {
-	cases := []struct {
-		pat, name string
-		want      bool
-	}{
-		{"*.py", "a.py", true},
-		{"*.py", "dir/sub/a.py", true}, // * crosses /
-		{"*.py", "a.pyc", false},
-		{"?", "/", true}, // ? crosses / too
-		{"a?c", "abc", true},
-		{"a?c", "ac", false},
-		{"src/*", "src/a/b.go", true},
-		{"src/*", "src", false},
-		{"**/*.go", "a.go", true}, // leading **/ also matches at the top
-		{"**/*.go", "x/y/a.go", true},
-		{"**/secrets*", "secrets.yaml", true},
-		{"**/secrets*", "config/secrets.yaml", true},
-		{"a/**/b", "a/b", false}, // ** is only special as a leading **/
-		{"a/**/b", "a/x/b", true},
-		{"[abc].txt", "b.txt", true},
-		{"[abc].txt", "d.txt", false},
-		{"[!abc].txt", "d.txt", true},
-		{"[!abc].txt", "a.txt", false},
-		{"[^a].txt", "^.txt", true}, // ^ is a literal member
-		{"[^a].txt", "b.txt", false},
-		{"[a-c]x", "bx", true},
-		{"[z-a]x", "zx", false}, // a reversed range matches nothing
-		{"[]]", "]", true},      // ] first is a member
-		{"[!]]", "a", true},
-		{"a[", "a[", true}, // an unclosed [ is literal
-		{"a[b", "a[b", true},
-		{"{a,b}", "a", false}, // no braces
-		{"{a,b}", "{a,b}", true},
-		{`a\*`, `a\x`, true}, // no escapes: \ is literal, * a wildcard
-		{"a.b", "axb", false},
-		{"(x)+", "(x)+", true},
-		{"*", ".", true},
-		{".env", ".env", true},
-		{".env", "apps/.env", false},
-		{"*", "a\nb", true},
-		{"[.]env", ".env", true},
-		{"[\\]", "\\", true},
-		{"é*", "été", true},
-	}
-	for _, c := range cases {
-		p, err := newFnPattern(c.pat, false)
-		if err != nil {
-			t.Errorf("newFnPattern(%q): %v", c.pat, err)
-			continue
-		}
-		if got := p.match(c.name); got != c.want {
-			t.Errorf("match(%q, %q) = %v; want %v (regexp %s)", c.pat, c.name, got, c.want, translateFnmatch(c.pat))
-		}
-	}
-}
 
 // TestAccessPatterns exercises the accessPolicy rules through the tools: defaults at depth,
 // ancestors, spelling versus resolved path, symlink aliases.
@@ -282,7 +222,7 @@ func TestNew_Validation(t *testing.T) {
 func TestCwd_PathsAndResults(t *testing.T) {
 	fx := makeFixture(t, "project/local.txt: local\n", "shared.txt: shared\n", "project/link.txt => target.txt", "project/target.txt: t\n")
 	e := fx.engine(schema.Config{Cwd: "project"})
-	if txt := resultText(mustCall(t, e, "read_file", map[string]any{"path": "../shared.txt"}, Hooks{})); txt != "[../shared.txt | 1 lines | hash:"+contentHash([]byte("shared\n"))+"]\n     1\tshared\n" {
+	if txt := resultText(mustCall(t, e, "read_file", map[string]any{"path": "../shared.txt"}, Hooks{})); txt != "[../shared.txt | 1 lines | hash:"+text.ContentHash([]byte("shared\n"))+"]\n     1\tshared\n" {
 		t.Errorf("read ../shared.txt = %q", txt)
 	}
 	res := mustCall(t, e, "write_file", map[string]any{"path": "new.txt", "content": "x"}, Hooks{}).(*schema.WriteFileResult)
@@ -299,97 +239,5 @@ func TestCwd_PathsAndResults(t *testing.T) {
 	}
 	if _, err := tryCall(t, e, "read_file", map[string]any{"path": "../../outside.txt"}, Hooks{}); err == nil || err.Kind != "outside_root" {
 		t.Errorf("escape from cwd = %v", err)
-	}
-}
-
-func TestPyRepr(t *testing.T) {
-	cases := map[string]string{
-		"a":           `'a'`,
-		"it's":        `"it's"`,
-		`it's "x"`:    `'it\'s "x"'`,
-		"tab\there":   `'tab\there'`,
-		"nl\n":        `'nl\n'`,
-		"\x00\x7f":    `'\x00\x7f'`,
-		"back\\slash": `'back\\slash'`,
-		"é\u200b":     `'é\u200b'`,
-		"\xff":        `'\udcff'`,
-		"\U0001F600":  "'\U0001F600'",
-	}
-	for in, want := range cases {
-		if got := pyRepr(in); got != want {
-			t.Errorf("pyRepr(%q) = %s; want %s", in, got, want)
-		}
-	}
-}
-
-func TestDecodeLenient(t *testing.T) {
-	cases := map[string]string{
-		"plain":            "plain",
-		"a\xffb":           "a\ufffdb",
-		"\xff\xfe":         "\ufffd\ufffd",
-		"\xe2\x82":         "\ufffd",             // one maximal subpart
-		"\xe2\x82a":        "\ufffda",            // truncated sequence then ASCII
-		"\xed\xa0\x80":     "\ufffd\ufffd\ufffd", // a surrogate: ED is valid only with 80..9F
-		"\xf0\x9f\x98":     "\ufffd",
-		"caf\xe9 needle\n": "caf\ufffd needle\n",
-	}
-	for in, want := range cases {
-		if got := decodeLenient([]byte(in)); got != want {
-			t.Errorf("decodeLenient(%q) = %q; want %q", in, got, want)
-		}
-		if n := runeCountLenient([]byte(in)); n != len([]rune(want)) {
-			t.Errorf("runeCountLenient(%q) = %d; want %d", in, n, len([]rune(want)))
-		}
-	}
-	if got := thousands(1234567); got != "1,234,567" {
-		t.Errorf("thousands = %s", got)
-	}
-}
-
-// The index gives the answer patternList.first gives, pattern for pattern, on the default lists,
-// depth and anchored lists with exceptions, duplicates and every shape, for names from a real
-// tree and crafted ones (nested, upper case, dots in directories, exceptions, ancestors).
-func TestPatternIndex_MatchesFirst(t *testing.T) {
-	lists := [][]string{
-		schema.DefaultDeniedPatterns,
-		schema.DefaultProtectedPatterns,
-		{"*.pem", ".env", "!.env.local", "*.pem", "sub/*.key", "**/secrets*", ".env*", "*.tar.gz", "x?y", "[ab].txt", "a/b", "!a/b/c", "*.", "*"},
-		{".git", "!.git/HEAD", "*.Key", "ID_RSA"},
-	}
-	names := []string{".", ".env", ".env.local", ".env.example", "a/.env", "a/b/.ENV", "id_rsa", "x/id_rsa", "x/id_rsa.pub",
-		"k.pem", "dir.pem/file", "a/b.PEM", ".pem", "x/.pem", "a.tar.gz", "b.gz", "sub/a.key", "sub/x/a.key", "secrets.yaml",
-		"a/secrets/x", "xzy", "a.txt", "c.txt", "a/b", "a/b/c", "a/b/c/d", "name.", ".ssh", ".ssh/known_hosts", "h/.ssh/id",
-		".git/config", ".git/HEAD", ".git/hooks/pre-commit", ".docker/config.json", "u/.docker/config.json", "x.Key", "z/ID_RSA",
-		".husky/pre-commit", ".envrc", "src/.envrc", "noext", "a.b.c/d.e"}
-	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "crypto"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && len(names) < 3000 {
-			rel, _ := filepath.Rel(runtime.GOROOT(), p)
-			names = append(names, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	for li, srcs := range lists {
-		for _, depth := range []bool{true, false} {
-			var l patternList
-			for _, s := range srcs {
-				p, err := newFnPatternCase(s, depth, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				l = append(l, p)
-			}
-			ix := newPatternIndex(l)
-			for i, n := range names {
-				group := []string{n}
-				if i > 0 {
-					group = append(group, names[i-1]) // two names, as resolved and spelled paths come
-				}
-				want, wok := l.first(group)
-				got, gok := ix.first(group)
-				if want != got || wok != gok {
-					t.Fatalf("list %d depth=%v names %q: index = %q %v; first = %q %v", li, depth, group, got, gok, want, wok)
-				}
-			}
-		}
 	}
 }

@@ -2,25 +2,16 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
-
-func init() {
-	register(schema.ToolApplyPatch, func(e *Engine, c *call, raw json.RawMessage) (any, error) {
-		var a schema.ApplyPatchArgs
-		if err := decodeArgs(c.tool, raw, &a); err != nil {
-			return nil, err
-		}
-		return e.applyPatch(c, &a)
-	})
-}
 
 // patchFile is one file operation of a patch, resolved, checked and computed in memory.
 type patchFile struct {
@@ -97,9 +88,48 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		out.Msg, out.Path = scrub.Replace(out.Msg), scrub.Replace(out.Path)
 		return out
 	}
-	files := make([]*patchFile, len(ops))
-	var rule *schema.PermissionRule
-	var rels []string
+	files, rule, rels, rerr := e.resolvePatch(c, ops)
+	if rerr != nil {
+		return nil, nothingChanged(rerr)
+	}
+	slices.Sort(rels)
+	for _, rel := range rels {
+		unlock := e.locks.lock(rel)
+		defer unlock()
+	}
+	for _, p := range files {
+		if err := e.planPatchFile(c, p); err != nil {
+			return nil, nothingChanged(err)
+		}
+		rule = cmpOr(rule, p.rule)
+	}
+
+	// The diff is only built for someone who reads it.
+	diff, truncated := "", false
+	if c.hooks.ChangeRequest != nil || rule != nil {
+		diff, truncated = patchDiff(files)
+	}
+	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
+	_, stop, aerr := e.ask(c, proposal{op: "patch", rel: files[0].final().rel, diff: diff, truncated: truncated, rule: rule, refusal: "[The patch was not applied: "}, &res.Text, &res.ChangeOutcome)
+	if stop {
+		return res, aerr
+	}
+	res.ModifiedByReviewer = c.reviewed()
+
+	if err := e.commitPatch(c, files, res); err != nil {
+		return nil, err
+	}
+	if res.ModifiedByReviewer {
+		res.Text += reviewNote
+	}
+	return res, nil
+}
+
+// resolvePatch resolves and checks every file of a patch (its path, and a move's destination)
+// for writing, each resolved path claimed once: a patch changes each file once. It returns the
+// files, the interrupt rule that matched first, and the resolved paths to lock.
+func (e *Engine) resolvePatch(c *call, ops []patchOp) (files []*patchFile, rule *schema.PermissionRule, rels []string, _ *Error) {
+	files = make([]*patchFile, len(ops))
 	seen := map[string]string{}
 	claim := func(r *resolved, spelled string) *Error {
 		if prev, dup := seen[r.rel]; dup {
@@ -129,7 +159,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 			}
 		}
 		if err != nil {
-			return nil, nothingChanged(err)
+			return nil, nil, nil, err
 		}
 		rule = cmpOr(rule, r1)
 		if op.moveTo != "" {
@@ -141,52 +171,27 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 				p.t, err = e.resolveEntry(c.tool, op.path)
 			}
 			if err != nil {
-				return nil, nothingChanged(err)
+				return nil, nil, nil, err
 			}
 			rule = cmpOr(rule, r2)
 		}
 	}
-	slices.Sort(rels)
-	for _, rel := range rels {
-		unlock := e.locks.lock(rel)
-		defer unlock()
-	}
-	for _, p := range files {
-		if err := e.planPatchFile(c, p); err != nil {
-			return nil, nothingChanged(err)
-		}
-		rule = cmpOr(rule, p.rule)
-	}
+	return files, rule, rels, nil
+}
 
-	// The diff is only built for someone who reads it.
-	diff, truncated := "", false
-	if c.hooks.ChangeRequest != nil || rule != nil {
-		diff, truncated = patchDiff(files)
-	}
-	res := &schema.ApplyPatchResult{Files: []schema.PatchedFile{}}
-	ann, aerr := e.announce(c, "patch", files[0].final().rel, diff, truncated, rule, "")
-	if aerr != nil {
-		return nil, aerr
-	}
-	switch {
-	case ann.cancelled:
-		res.Text = "[The patch was not applied: " + ann.reason + "]"
-		res.ChangeOutcome = schema.ChangeOutcome{Cancelled: true, CancelReason: ann.reason}
-		return res, nil
-	case ann.redo != nil:
-		return nil, ann.redo
-	}
-	res.ModifiedByReviewer = c.reviewed()
-
+// commitPatch lands the planned files one after the other, runs each one's post_edit hooks,
+// emits its event, and writes the success text and the files into res. A failure after the first
+// file is partly applied: the error says which files landed and which did not.
+func (e *Engine) commitPatch(c *call, files []*patchFile, res *schema.ApplyPatchResult) *Error {
 	var b strings.Builder
 	b.WriteString("Success. Updated the following files:\n")
 	for i, p := range files {
 		if i > 0 {
-			testHook("patch-next-file")
+			commit.Hook("patch-next-file")
 		}
 		item, err := e.commitPatchFile(c, p)
 		if err != nil {
-			return nil, partlyApplied(err, files[:i], files[i+1:])
+			return partlyApplied(err, files[:i], files[i+1:])
 		}
 		var out schema.PostEditOutcome
 		if p.op.kind != patchDelete {
@@ -216,10 +221,7 @@ func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPat
 		res.Files = append(res.Files, pf)
 	}
 	res.Text = strings.TrimSuffix(b.String(), "\n")
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	return res, nil
+	return nil
 }
 
 // cmpOr returns the first non-nil rule.
@@ -350,10 +352,10 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	if err != nil {
 		return osError(c.tool, r.rel, r.spelling, err)
 	}
-	if hasNUL(old) {
+	if text.HasNUL(old) {
 		return errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; apply_patch only changes text files.", p.op.path)
 	}
-	p.old, p.current = old, contentHash(old)
+	p.old, p.current = old, text.ContentHash(old)
 	updated, fail := applyHunks(old, p.op.hunks, p.op.path)
 	if fail != nil {
 		kind := kindNoMatch
@@ -415,7 +417,7 @@ func patchDiff(files []*patchFile) (string, bool) {
 		var cut bool
 		switch p.op.kind {
 		case patchAdd:
-			d, cut = textdiff.Unified(p.r.rel, "", decodeLenient(p.content))
+			d, cut = textdiff.Unified(p.r.rel, "", text.DecodeLenient(p.content))
 		case patchDelete:
 			d, cut = p.delDiff, p.delCut
 		default:
@@ -425,7 +427,7 @@ func patchDiff(files []*patchFile) (string, bool) {
 				fmt.Fprintf(&b, "diff --git a/%s b/%s\nrename from %s\nrename to %s\n", p.r.rel, p.dst.rel, p.r.rel, p.dst.rel)
 			}
 			if !bytes.Equal(p.old, p.content) {
-				d, cut = textdiff.Unified(path, decodeLenient(p.old), decodeLenient(p.content))
+				d, cut = textdiff.Unified(path, text.DecodeLenient(p.old), text.DecodeLenient(p.content))
 			}
 		}
 		b.WriteString(d)
@@ -458,7 +460,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 		if _, err := e.commitFile(c, commitSpec{op: c.tool, r: p.r, content: p.content, guard: absentHash, create: true, locked: p.r.rel}); err != nil {
 			return nil, err
 		}
-		return &patchItem{operation: "add", rel: p.r.rel, hash: contentHash(p.content)}, nil
+		return &patchItem{operation: "add", rel: p.r.rel, hash: text.ContentHash(p.content)}, nil
 	case patchDelete:
 		t, err := e.recheck(c.tool, p.t)
 		if err != nil {
@@ -476,7 +478,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 			}
 			return nil, err
 		}
-		return &patchItem{operation: "update", rel: p.r.rel, hash: contentHash(p.content)}, nil
+		return &patchItem{operation: "update", rel: p.r.rel, hash: text.ContentHash(p.content)}, nil
 	}
 	// A move: the source must still hold the content the hunks were applied to; then the new
 	// path is created (never over a file that appeared) and the old entry unlinked.
@@ -490,11 +492,11 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 	if _, err := e.commitFile(c, commitSpec{op: c.tool, r: p.dst, content: p.content, guard: absentHash, create: true, locked: p.dst.rel}); err != nil {
 		return nil, err
 	}
-	testHook("patch-move-written")
+	commit.Hook("patch-move-written")
 	if err := e.journalUnlink(c, t, false); err != nil {
 		return nil, err
 	}
-	return &patchItem{operation: "update", rel: p.dst.rel, hash: contentHash(p.content)}, nil
+	return &patchItem{operation: "update", rel: p.dst.rel, hash: text.ContentHash(p.content)}, nil
 }
 
 // hashOf hashes the current content of the regular file r.
@@ -508,7 +510,7 @@ func (e *Engine) hashOf(op string, r *resolved) (string, *Error) {
 	if err != nil {
 		return "", osError(op, r.rel, r.spelling, err)
 	}
-	return contentHash(b), nil
+	return text.ContentHash(b), nil
 }
 
 // emitPatchFile sends the events of one committed file: file_written for an add, file_edited
@@ -525,7 +527,7 @@ func (e *Engine) emitPatchFile(c *call, p *patchFile, it *patchItem, reviewed bo
 	if p.dst != nil {
 		c.emit(&schema.FileMovedEvent{EventBase: e.base(c, schema.KindFileMoved, p.dst.rel), Source: p.r.rel, ModifiedByReviewer: reviewed})
 	}
-	diff, truncated := textdiff.Unified(it.rel, decodeLenient(p.old), decodeLenient(p.content))
+	diff, truncated := textdiff.Unified(it.rel, text.DecodeLenient(p.old), text.DecodeLenient(p.content))
 	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, it.rel), ContentHash: it.hash,
 		Diff: diff, Truncated: truncated, Replacements: len(p.op.hunks), ModifiedByReviewer: reviewed})
 }

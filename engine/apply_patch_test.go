@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -245,7 +246,7 @@ func patchKillChild(root, stage string) {
 	if err != nil {
 		panic(err)
 	}
-	testHookCommit = func(s string) {
+	commit.TestHookCommit = func(s string) {
 		if s == stage {
 			os.Stdout.WriteString("stopped at " + s + "\n")
 			select {}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fsbox/fsbox/engine/internal/audit"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -351,7 +352,7 @@ func (t *auditTrail) committed(rel, before string, content []byte) {
 	if t == nil {
 		return
 	}
-	after := contentHash(content)
+	after := text.ContentHash(content)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.addPath(rel)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -104,7 +105,7 @@ func TestAuditDecisions(t *testing.T) {
 			t.Errorf("record %d (%s %v): outcome %s, decision %s; want %s, %s", i+1, recs[i].Tool, recs[i].Paths, recs[i].Outcome, decisionOf(recs[i]), w.outcome, w.decision)
 		}
 	}
-	if c := recs[0].Changes; len(c) != 1 || c[0].Before != contentHash([]byte("old\n")) || c[0].After != contentHash([]byte("new\n")) {
+	if c := recs[0].Changes; len(c) != 1 || c[0].Before != text.ContentHash([]byte("old\n")) || c[0].After != text.ContentHash([]byte("new\n")) {
 		t.Errorf("overwrite without expected_hash: changes %+v, want before and after hashes", c)
 	}
 	if _, err := os.Stat(filepath.Join(fx.root, "e.txt")); err == nil {
@@ -150,7 +151,7 @@ func TestAuditBeforeHashIsBounded(t *testing.T) {
 	mustCall(t, e, "write_file", map[string]any{"path": "small.txt", "content": "x"}, Hooks{})
 	mustCall(t, e, "write_file", map[string]any{"path": "big.txt", "content": "x"}, Hooks{})
 	recs := readAudit(t, p)
-	if got := recs[0].Changes[0].Before; got != contentHash([]byte("12345")) {
+	if got := recs[0].Changes[0].Before; got != text.ContentHash([]byte("12345")) {
 		t.Errorf("small file: before %q", got)
 	}
 	if got := recs[1].Changes[0].Before; got != "<unhashed>" {

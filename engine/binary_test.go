@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -23,7 +24,7 @@ func TestReadFile_Binary(t *testing.T) {
 	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 100)...)
 	pdf := []byte("%PDF-1.7\nno NUL byte here\n%%EOF\n")
 	blob := append([]byte{0, 1, 2, 3}, bytes.Repeat([]byte{0xab}, 200)...)
-	big := append([]byte("GIF89a"), make([]byte, maxMediaBytes)...)
+	big := append([]byte("GIF89a"), make([]byte, text.MaxMediaBytes)...)
 	writeRaw(t, fx, "shot.bin", png) // the name says nothing: the content decides
 	writeRaw(t, fx, "doc.pdf", pdf)
 	writeRaw(t, fx, "blob.dat", blob)
@@ -37,7 +38,7 @@ func TestReadFile_Binary(t *testing.T) {
 	if res.MediaType != "image/png" || !bytes.Equal(res.Data, png) || !res.Binary {
 		t.Errorf("png: media %q, %d data bytes, binary %v", res.MediaType, len(res.Data), res.Binary)
 	}
-	if want := "[shot.bin | image/png | 108 bytes | hash:" + contentHash(png) + "]\n"; res.Text != want {
+	if want := "[shot.bin | image/png | 108 bytes | hash:" + text.ContentHash(png) + "]\n"; res.Text != want {
 		t.Errorf("png text = %q; want %q", res.Text, want)
 	}
 	if res := read("doc.pdf"); res.MediaType != "application/pdf" || !bytes.Equal(res.Data, pdf) || res.Content != nil {
@@ -45,14 +46,14 @@ func TestReadFile_Binary(t *testing.T) {
 	}
 
 	res = read("blob.dat")
-	want := "[blob.dat | application/octet-stream | 204 bytes | hash:" + contentHash(blob) + "]\n" +
+	want := "[blob.dat | application/octet-stream | 204 bytes | hash:" + text.ContentHash(blob) + "]\n" +
 		"Binary file; the first bytes in hex:\n" +
 		"00000000  00 01 02 03 ab ab ab ab ab ab ab ab ab ab ab ab\n" +
 		"00000010  ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab\n" +
 		"00000020  ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab\n" +
 		"00000030  ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab\n" +
 		"... (140 more bytes)\n"
-	if res.Text != want || res.Data != nil || res.Hash != contentHash(blob) {
+	if res.Text != want || res.Data != nil || res.Hash != text.ContentHash(blob) {
 		t.Errorf("blob text = %q\nwant %q (data %d bytes)", res.Text, want, len(res.Data))
 	}
 
@@ -66,23 +67,6 @@ func TestReadFile_Binary(t *testing.T) {
 	res = mustCall(t, small, "read_file", schema.ReadFileArgs{Path: "blob.dat"}, Hooks{}).(*schema.ReadFileResult)
 	if len([]rune(res.Text)) > 200 || strings.Contains(res.Text, "hash:") || !strings.Contains(res.Text, "00000000  00 01 02 03") {
 		t.Errorf("small budget: %d chars: %q", len([]rune(res.Text)), res.Text)
-	}
-}
-
-// TestFileInfo_BinaryHashAndMediaType: file_info shows the hash and media type of every regular file.
-func TestFileInfo_BinaryHashAndMediaType(t *testing.T) {
-	fx := makeFixture(t, "notes.txt: hi\n")
-	png := []byte("\x89PNG\r\n\x1a\nrest")
-	writeRaw(t, fx, "p.png", png)
-	e := fx.engine(schema.Config{})
-	info := func(p string) *schema.FileInfoResult {
-		return mustCall(t, e, "file_info", schema.FileInfoArgs{Path: p}, Hooks{}).(*schema.FileInfoResult)
-	}
-	if r := info("p.png"); r.MediaType != "image/png" || r.Hash != contentHash(png) || !strings.HasSuffix(r.Text, "binary: True\nmedia_type: image/png\nhash: "+contentHash(png)) {
-		t.Errorf("p.png: %+v", r)
-	}
-	if r := info("notes.txt"); r.MediaType != "text/plain" || strings.Contains(r.Text, "media_type") {
-		t.Errorf("notes.txt: media %q, text %q", r.MediaType, r.Text)
 	}
 }
 

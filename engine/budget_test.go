@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -27,22 +28,22 @@ func wantWithin(t *testing.T, what, text string, limit int) {
 
 func TestCutLine(t *testing.T) {
 	long := strings.Repeat("a", 5000) + "NEEDLE" + strings.Repeat("b", 5000)
-	got := cutLine([]byte(long), func(b []byte) []int { i := strings.Index(string(b), "NEEDLE"); return []int{i, i + 6} })
+	got := text.CutLine([]byte(long), func(b []byte) []int { i := strings.Index(string(b), "NEEDLE"); return []int{i, i + 6} })
 	want := strings.Repeat("a", 80) + "NEEDLE" + strings.Repeat("b", 164) + " [... line cut: showing chars 4921-5170 of 10006]"
 	if got != want {
 		t.Errorf("cutLine = %q\nwant %q", got, want)
 	}
 	// A match near the start shows the line's start; near the end, its end.
-	got = cutLine([]byte("NEEDLE"+strings.Repeat("é", 600)), func([]byte) []int { return []int{0, 6} })
+	got = text.CutLine([]byte("NEEDLE"+strings.Repeat("é", 600)), func([]byte) []int { return []int{0, 6} })
 	if !strings.HasSuffix(got, " [... line cut: showing chars 1-250 of 606]") || !strings.HasPrefix(got, "NEEDLE") {
-		t.Errorf("cutLine(start) = %q", got)
+		t.Errorf("text.CutLine(start) = %q", got)
 	}
-	got = cutLine([]byte(strings.Repeat("x", 600)+"NEEDLE"), func([]byte) []int { return []int{600, 606} })
+	got = text.CutLine([]byte(strings.Repeat("x", 600)+"NEEDLE"), func([]byte) []int { return []int{600, 606} })
 	if !strings.HasSuffix(got, "xNEEDLE [... line cut: showing chars 357-606 of 606]") {
-		t.Errorf("cutLine(end) = %q", got)
+		t.Errorf("text.CutLine(end) = %q", got)
 	}
 	// 250 characters are not cut, even when they are more bytes.
-	if s := strings.Repeat("é", 250); cutLine([]byte(s), nil) != s {
+	if s := strings.Repeat("é", 250); text.CutLine([]byte(s), nil) != s {
 		t.Error("a 250-character line was cut")
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,10 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -32,14 +37,14 @@ type announcement struct {
 	// (decision "edit" with content); the handler writes it instead of the model's, under the
 	// same lock and guard.
 	content *string
-	// redo is the reviewer's replacement arguments (decision "edit" with arguments): the handler
-	// returns it as its error, and Call runs the tool again on them (see [reviewerEdit]).
+	// redo is the reviewer's replacement arguments (decision "edit" with arguments): [Engine.ask]
+	// records it on the call, and Call runs the tool again on them (see [reviewerEdit]).
 	redo *reviewerEdit
 }
 
-// reviewerEdit is what a tool handler returns, as its error, when the reviewer answered its change
-// request with replacement arguments. Call then runs the same tool again on args, from the start
-// and exactly as if the model had sent them: decoding, resolution, containment, policy and every
+// reviewerEdit is the approval's value when the reviewer answered a change request with
+// replacement arguments: [Engine.ask] records it on the call, the handler returns, and Call then
+// runs the same tool again on args (after the handler released its locks), from the start and exactly as if the model had sent them: decoding, resolution, containment, policy and every
 // check of the tool. That second run asks nobody (the reviewer wrote the change, so it is approved
 // by definition, an interrupt rule on a new path included: the reviewer is the party that rule
 // would ask), so it can never loop. When it changes the path announced (rel) it pins nothing
@@ -54,10 +59,22 @@ type reviewerEdit struct {
 	pin  string
 }
 
-func (*reviewerEdit) Error() string { return "the reviewer edited the change" }
-
 // reviewNote is the line a change's result text ends with when the reviewer's edit was applied.
 const reviewNote = "\nNote: the reviewer modified this change before it was applied."
+
+// endChangeText ends the text of a change that landed the same way for every tool: the content
+// hash h when hashes are shown and the file is there (also set in hash), the note that the
+// reviewer modified the change, and what the post_edit hooks did (after, into out).
+func (e *Engine) endChangeText(text, hash *string, h string, reviewed bool, after *afterHooks, out *schema.PostEditOutcome) {
+	if e.hashes && h != absentHash {
+		*hash = h
+		*text += " [hash:" + h + "]"
+	}
+	if reviewed {
+		*text += reviewNote
+	}
+	after.report(text, out)
+}
 
 // reviewed reports whether this run applies the reviewer's replacement arguments.
 func (c *call) reviewed() bool { return c.review != nil }
@@ -109,6 +126,46 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed, Msg: msg, Err: err}
 	}
 	return decide(c.tool, op, rel, pin, ans)
+}
+
+// proposal is one change a tool asks about: the operation and root-relative path announced, its
+// diff, the interrupt rule that matched (nil when none), the content hash the diff was computed
+// from (pin, see [Engine.announce]), and what a refusal says: "[<path> was not <verb>: reason]"
+// (path the refused one, else rel), or refusal itself, followed by the reason, when set.
+type proposal struct {
+	op, rel   string
+	diff      string
+	truncated bool
+	rule      *schema.PermissionRule
+	pin       string
+	verb      string
+	refused   string // the path a refusal names when it is not rel (a move names its source)
+	refusal   string // the start of a refusal's text; "" for the verb's
+}
+
+// ask announces one change ([Engine.announce]) and settles, in one place for every change tool,
+// the two answers that end the handler: a refusal, which sets the result's text and cancelled
+// outcome (text, out), and a reviewer's replacement arguments, which it records on the call for
+// Call to run once the handler has returned and released its locks ([Engine.applyReview]). stop
+// reports that the handler returns its result as it stands, with err (the announcement's
+// failure, which Call returns instead of the result). Otherwise the change goes ahead,
+// ann.content holding the reviewer's replacement content when there is one.
+func (e *Engine) ask(c *call, p proposal, text *string, out *schema.ChangeOutcome) (ann announcement, stop bool, err error) {
+	ann, aerr := e.announce(c, p.op, p.rel, p.diff, p.truncated, p.rule, p.pin)
+	switch {
+	case aerr != nil:
+		return ann, true, aerr
+	case ann.cancelled && p.refusal != "":
+		*text, *out = p.refusal+ann.reason+"]", schema.ChangeOutcome{Cancelled: true, CancelReason: ann.reason}
+		return ann, true, nil
+	case ann.cancelled:
+		*text, *out = ann.refused(cmp.Or(p.refused, p.rel), p.verb)
+		return ann, true, nil
+	case ann.redo != nil:
+		c.redo = ann.redo
+		return ann, true, nil
+	}
+	return ann, false, nil
 }
 
 // decide turns the client's answer into an announcement. Without a decision, approve decides,
@@ -192,7 +249,7 @@ type commitSpec struct {
 	// held is the cross-process lock of the parent directory when the caller took it before
 	// reading the content the change is based on ([Engine.lockParent]); nil makes commitFile
 	// take it itself, after opening the parent.
-	held *dirLock
+	held *commit.Lock
 	// mode, when set, is the new file's mode (checkpoint/restore puts the recorded one back);
 	// 0 keeps the old file's, or 0666 minus the umask for a new file.
 	mode fs.FileMode
@@ -211,9 +268,9 @@ func (e *Engine) lockChange(r *resolved) (unlock func()) { return e.locks.lock(r
 //  1. re-resolves the spelling and requires the same resolved path (never redirects) and the
 //     write-level access again;
 //  2. opens the parent directory as a sub-root and checks it is the directory resolved, then
-//     holds the directory's cross-process lock ([dirLock]) until step 5 is done (taking it, or
+//     holds the directory's cross-process lock ([commit.Lock]) until step 5 is done (taking it, or
 //     checking that s.held is on this very directory), and sweeps the directory's stale
-//     temporary files once per session ([tempSweeper]);
+//     temporary files once per session ([commit.Sweeper]);
 //  3. checks the target under that directory: a symlink or a different file type swapped in is
 //     changed_during_request or not_regular_file; a guard that does not match the current
 //     content (hashed through an O_NONBLOCK|O_NOFOLLOW descriptor verified with fstat) is
@@ -238,18 +295,12 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		// The target resolved elsewhere after the caller locked it: never redirect.
 		return false, errChanged(s.op, s.r)
 	}
-	r, rerr := e.resolve(s.op, s.r.spelling)
+	r, rerr := e.reresolve(s)
 	if rerr != nil {
 		return false, rerr
 	}
-	if r.rel != s.r.rel {
-		return false, errorf(s.op, s.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(s.r.spelling))
-	}
-	if _, err := e.checkWrite(s.op, r); err != nil {
-		return false, err
-	}
-	dirRel, name := parentRel(r.rel)
-	testHook("open-parent")
+	dirRel, name := relpath.Parent(r.rel)
+	commit.Hook("open-parent")
 	dir, derr := e.openParent(s.op, r, dirRel)
 	if derr != nil {
 		return false, derr
@@ -260,9 +311,9 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 		return false, lerr
 	}
 	if s.held == nil {
-		defer lock.unlock()
+		defer lock.Unlock()
 	}
-	e.temps.sweep(c.ctx, dir, lock)
+	e.temps.Sweep(c.ctx, dir, lock)
 
 	cur, exists, cerr := e.currentTarget(s, dir, name)
 	if cerr != nil {
@@ -295,7 +346,7 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	}
 	committed := false
 	defer func() { jp.settle(committed) }()
-	tmp, werr := writeTemp(dir, lock.f, s.content, mode, exists || s.mode != 0)
+	tmp, werr := writeTemp(dir, lock.File, s.content, mode, exists || s.mode != 0)
 	if werr != nil {
 		return false, e.writeError(s.op, r, werr)
 	}
@@ -307,50 +358,76 @@ func (e *Engine) commitFile(c *call, s commitSpec) (created bool, err *Error) {
 	if err := jp.durable(); err != nil {
 		return false, errJournal(s.op, r.rel, err)
 	}
-	// Step 5: the target must still be what step 3 saw.
-	testHook("before-rename")
+	if err := e.replaceTarget(s, r, dir, tmp, name, cur); err != nil {
+		return false, err
+	}
+	committed = true
+	c.audit.committed(r.rel, before, s.content)
+	syncDir(lock.File)
+	return !exists, nil
+}
+
+// reresolve is step 1 of commitFile: the spelling of s resolves again to the very path resolved
+// before the change was announced (never a redirection), and write access holds again.
+func (e *Engine) reresolve(s commitSpec) (*resolved, *Error) {
+	r, rerr := e.resolve(s.op, s.r.spelling)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if r.rel != s.r.rel {
+		return nil, errorf(s.op, s.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(s.r.spelling))
+	}
+	if _, err := e.checkWrite(s.op, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// replaceTarget is step 5 of commitFile: the target name in dir must still be what step 3 saw
+// (cur, nil when it did not exist), then the temporary file tmp replaces it by rename, or for a
+// create is hard-linked into place, which fails rather than overwrite a file that appeared.
+func (e *Engine) replaceTarget(s commitSpec, r *resolved, dir *os.Root, tmp, name string, cur fs.FileInfo) *Error {
+	exists := cur != nil
+	commit.Hook("before-rename")
 	again, aerr := dir.Lstat(name)
 	switch {
 	case exists && (aerr != nil || !sameFile(again, cur)):
-		return false, errChanged(s.op, r)
+		return errChanged(s.op, r)
 	case exists && s.guard != "" && (again.Size() != cur.Size() || !again.ModTime().Equal(cur.ModTime())):
 		// Written in place since the guard was checked (by a writer that takes no lock).
-		return false, e.conflict(s.op, r, s.guard, "unknown")
+		return e.conflict(s.op, r, s.guard, "unknown")
 	case !exists && aerr == nil:
-		return false, e.conflict(s.op, r, absentHash, "unknown")
+		return e.conflict(s.op, r, absentHash, "unknown")
 	}
 	if exists {
 		if err := dir.Rename(tmp, name); err != nil {
-			return false, e.writeError(s.op, r, err)
+			return e.writeError(s.op, r, err)
 		}
 	} else {
 		if err := dir.Link(tmp, name); err == nil {
 			dir.Remove(tmp)
 		} else if errors.Is(err, fs.ErrExist) {
-			return false, e.conflict(s.op, r, absentHash, "unknown")
+			return e.conflict(s.op, r, absentHash, "unknown")
 		} else if err := dir.Rename(tmp, name); err != nil {
 			// No hard links on this filesystem: rename, checked just above.
-			return false, e.writeError(s.op, r, err)
+			return e.writeError(s.op, r, err)
 		}
 	}
-	committed = true
-	c.audit.committed(r.rel, before, s.content)
-	syncDir(lock.f)
-	return !exists, nil
+	return nil
 }
 
 // lockCommitDir returns the cross-process lock of dir, the verified parent of a commit: s.held
 // when the caller took it, which must be on this very directory (else the directory was swapped
 // since, changed_during_request), or a lock taken now, which the caller releases.
-func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root) (*dirLock, *Error) {
+func (e *Engine) lockCommitDir(c *call, s commitSpec, r *resolved, dir *os.Root) (*commit.Lock, *Error) {
 	if s.held != nil {
 		got, err := dir.Stat(".")
-		if err != nil || !sameFile(got, s.held.info) {
+		if err != nil || !sameFile(got, s.held.Info) {
 			return nil, errChanged(s.op, r)
 		}
 		return s.held, nil
 	}
-	l, err := lockDir(c.ctx, dir)
+	l, err := commit.LockDir(c.ctx, dir)
 	if err != nil {
 		return nil, e.lockError(c, s.op, r, err)
 	}
@@ -464,11 +541,11 @@ func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
 	if !fi.Mode().IsRegular() || !sameFile(fi, want) {
 		return "", errSwapped
 	}
-	h := newHash()
+	h := text.NewHash()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	return shortHash(h), nil
+	return text.ShortHash(h), nil
 }
 
 // writeTemp writes content to a new hidden temporary file in dir (named by newTempName) and
@@ -479,7 +556,7 @@ func hashIn(dir *os.Root, name string, want fs.FileInfo) (string, error) {
 // dirFile is dir itself, open (the directory lock's descriptor): where the platform can, the
 // temporary file is created relative to it (createTemp), outside the runtime poller.
 func writeTemp(dir *os.Root, dirFile *os.File, content []byte, mode fs.FileMode, replacing bool) (string, error) {
-	name := newTempName()
+	name := commit.NewTempName()
 	perm := fs.FileMode(0o666)
 	if replacing {
 		perm = 0o600
@@ -521,19 +598,8 @@ func syncDir(dirFile *os.File) { dirFile.Sync() }
 // writeError maps an error writing r: ENOSPC, EROFS and EIO are fatal kinds, the rest as
 // osError.
 func (e *Engine) writeError(op string, r *resolved, err error) *Error {
-	if isRootEscape(err) {
+	if fserr.IsRootEscape(err) {
 		return errChanged(op, r)
 	}
 	return osError(op, r.rel, r.spelling, err)
-}
-
-// testHookCommit, when set by a test, runs at named points of commitFile ("open-parent",
-// "before-rename") so tests can swap files at exactly the moment a race would, and when a
-// change starts waiting for a directory lock another holds ("lock-wait").
-var testHookCommit func(stage string)
-
-func testHook(stage string) {
-	if testHookCommit != nil {
-		testHookCommit(stage)
-	}
 }

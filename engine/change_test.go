@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -60,7 +61,7 @@ func TestChangeRequest_ApproveAnnouncesTheDiff(t *testing.T) {
 			}
 			if cc.tool == "edit_file" {
 				ev := rec.events[0].(*schema.FileEditedEvent)
-				if ev.Kind != schema.KindFileEdited || ev.Diff != req.Diff || ev.ContentHash != contentHash([]byte("new\n")) {
+				if ev.Kind != schema.KindFileEdited || ev.Diff != req.Diff || ev.ContentHash != text.ContentHash([]byte("new\n")) {
 					t.Errorf("edited event = %+v", ev)
 				}
 			}
@@ -253,7 +254,7 @@ func TestPermissionRules_Interrupt(t *testing.T) {
 func TestWriteFile_SameExpectedHashExactlyOneWins(t *testing.T) {
 	fx := makeFixture(t, "f.txt: base\n")
 	e := fx.engine(schema.Config{})
-	h := contentHash([]byte("base\n"))
+	h := text.ContentHash([]byte("base\n"))
 	const writers = 16
 	var wg sync.WaitGroup
 	errs := make([]*Error, writers)
@@ -287,7 +288,7 @@ func TestWriteFile_StaleHash(t *testing.T) {
 	e := fx.engine(schema.Config{})
 	_, err := tryCall(t, e, "write_file", map[string]any{"path": "f.txt", "content": "x", "expected_hash": "000000000000"}, Hooks{})
 	wantKind(t, "stale", err, "stale_hash")
-	want := "Conflict: file 'f.txt' has changed (expected hash:000000000000, got hash:" + contentHash([]byte("base\n")) + "). Re-read the file and retry."
+	want := "Conflict: file 'f.txt' has changed (expected hash:000000000000, got hash:" + text.ContentHash([]byte("base\n")) + "). Re-read the file and retry."
 	if err.Msg != want || fx.read("f.txt") != "base\n" {
 		t.Errorf("msg %q, file %q", err.Msg, fx.read("f.txt"))
 	}
@@ -321,9 +322,9 @@ func TestEvents(t *testing.T) {
 	tryCall(t, e, "read_file", map[string]any{"path": "target.txt", "offset": 9}, rec.hooks(false))
 	tryCall(t, e, "write_file", map[string]any{"path": ".env", "content": "x"}, rec.hooks(false))
 	want := []any{
-		&schema.FileReadEvent{EventBase: schema.EventBase{Kind: schema.KindFileRead, Path: "target.txt", RootDir: fx.root, Tool: "read_file"}, ContentHash: contentHash([]byte("hello\n"))},
-		&schema.FileReadEvent{EventBase: schema.EventBase{Kind: schema.KindFileRead, Path: "bin.dat", RootDir: fx.root, Tool: "read_file"}, ContentHash: contentHash([]byte("hello\x00world"))},
-		&schema.FileWrittenEvent{EventBase: schema.EventBase{Kind: schema.KindFileWritten, Path: "w.txt", RootDir: fx.root, Tool: "write_file"}, ContentHash: contentHash([]byte("new\n"))},
+		&schema.FileReadEvent{EventBase: schema.EventBase{Kind: schema.KindFileRead, Path: "target.txt", RootDir: fx.root, Tool: "read_file"}, ContentHash: text.ContentHash([]byte("hello\n"))},
+		&schema.FileReadEvent{EventBase: schema.EventBase{Kind: schema.KindFileRead, Path: "bin.dat", RootDir: fx.root, Tool: "read_file"}, ContentHash: text.ContentHash([]byte("hello\x00world"))},
+		&schema.FileWrittenEvent{EventBase: schema.EventBase{Kind: schema.KindFileWritten, Path: "w.txt", RootDir: fx.root, Tool: "write_file"}, ContentHash: text.ContentHash([]byte("new\n"))},
 	}
 	if len(rec.events) != len(want) {
 		t.Fatalf("events = %d; want %d", len(rec.events), len(want))

@@ -7,13 +7,10 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
-
-func init() {
-	register(schema.ToolDelete, tool((*Engine).deleteEntry))
-}
 
 // Bounds of one recursive delete: a bigger tree is refused (too_many_entries) before anything is
 // announced or removed, so the check of every entry and the descriptors held while removing stay
@@ -77,13 +74,9 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 		diff, truncated = e.deletedDiff(t)
 	}
 	res := &schema.DeleteResult{Path: e.displayOf(t.r)}
-	ann, aerr := e.announce(c, "delete", t.r.rel, diff, truncated, rule, "")
-	if aerr != nil {
-		return nil, aerr
-	}
-	if ann.cancelled {
-		res.Text, res.ChangeOutcome = ann.refused(t.r.rel, "deleted")
-		return res, nil
+	_, stop, aerr := e.ask(c, proposal{op: "delete", rel: t.r.rel, diff: diff, truncated: truncated, rule: rule, verb: "deleted"}, &res.Text, &res.ChangeOutcome)
+	if stop {
+		return res, aerr
 	}
 	t, rerr := e.recheck(c.tool, t)
 	if rerr != nil {
@@ -127,10 +120,10 @@ func (e *Engine) deletedDiff(t *entryTarget) (string, bool) {
 	}
 	defer f.Close()
 	old, err := io.ReadAll(io.LimitReader(f, maxAnnouncedOldBytes+1))
-	if err != nil || len(old) > maxAnnouncedOldBytes || hasNUL(old[:min(len(old), 8192)]) {
+	if err != nil || len(old) > maxAnnouncedOldBytes || text.HasNUL(old[:min(len(old), 8192)]) {
 		return headers, true
 	}
-	return textdiff.Unified(t.r.rel, decodeLenient(old), "")
+	return textdiff.Unified(t.r.rel, text.DecodeLenient(old), "")
 }
 
 // treeScan checks a directory tree for delete.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -52,18 +53,18 @@ func TestDeepPathsLinear(t *testing.T) {
 	}
 }
 
-// TestPathTooLong refuses paths past maxPathBytes or maxPathComponents, spelled or reached
+// TestPathTooLong refuses paths past relpath.MaxBytes or relpath.MaxComponents, spelled or reached
 // through symlinks, with path_too_long (a retry kind) and creates nothing.
 func TestPathTooLong(t *testing.T) {
 	fx := makeFixture(t, "a/")
 	// The link (4000 bytes) expands to 1600 components; with 500 more that exceeds
-	// maxPathComponents.
+	// relpath.MaxComponents.
 	fx.add("big => " + strings.TrimSuffix(strings.Repeat("a/../", 800), "/"))
 	e := fx.engine(schema.Config{})
 	cases := []struct{ tool, path string }{
 		{"create_directory", deepPath(3000)},                              // 6000 bytes
 		{"create_directory", strings.Repeat("./", 1000) + deepPath(1100)}, // 4199 bytes
-		{"read_file", strings.Repeat("x", maxPathBytes+1)},                // one long name
+		{"read_file", strings.Repeat("x", relpath.MaxBytes+1)},            // one long name
 		{"create_directory", "big/" + deepPath(500)},                      // 600 + 500 components after expansion
 	}
 	for _, c := range cases {

@@ -37,10 +37,10 @@
 //     left behind (".fsbox-<pid>-<16 hex>.tmp") is removed by the first write of a later session
 //     into its directory, only when provably stale: exact name, a regular file of this user,
 //     found under the directory's lock (rule 8), its pid dead or the file an hour old
-//     ([tempSweeper]); each directory is swept once per session.
+//     ([commit.Sweeper]); each directory is swept once per session.
 //  8. Serialised changes. Changes to one resolved path are serialised inside one Engine, and
 //     every fsbox process holds an exclusive flock on the target's directory from the content
-//     check to the rename ([dirLock]; for a change nobody is asked about, from the read it is
+//     check to the rename ([commit.Lock]; for a change nobody is asked about, from the read it is
 //     computed from). The content guard (expected_hash, or the hash of what was announced) is
 //     checked under both right before the rename, so of two writers with the same expected_hash
 //     exactly one wins, in one process or in several, and no update another fsbox process
@@ -132,16 +132,28 @@
 // The answer may also approve the reviewer's edit (see [schema.ChangeRequestResult]): a write's
 // or an edit's whole new content is written in step 4 instead of the model's, under the same lock
 // and guard;
-// replacement arguments make the handler return a [reviewerEdit], and Call runs the tool again on
-// them from step 1, every check included, without asking again (the reviewer's change is approved
-// by definition), pinned to the announced content when it targets the announced path. Either way
+// replacement arguments are a [reviewerEdit] the approval returns ([Engine.ask] records it on the
+// call), and once the handler has returned Call runs the tool again on them from step 1, every
+// check included, without asking again (the reviewer's change is approved by definition), pinned to the announced content when it targets the announced path. Either way
 // the result and the event say modified_by_reviewer. delete and remove_directory take no edit.
 //
 // # For the tool files
 //
-// Each tool registers itself in an init function with register and the generic adapter tool,
-// which decodes arguments strictly. A tool resolves its path with resolveFor (or resolve plus
+// Each tool has one line in toolTable (tools.go), through the generic adapter tool, which
+// decodes arguments strictly; its handler lives in the file named after it. A change tool asks
+// about its change with [Engine.ask], which settles a refusal and a reviewer's replacement
+// arguments the same way for every tool. A tool resolves its path with resolveFor (or resolve plus
 // one of checkRead, checkWalkRoot, checkWrite), opens files with openRegular and directories with
 // openDir (both verify identity, rule 5), filters walk entries with resolveRel and canRead,
 // shows paths with display/displayOf, and emits events with call.emit and Engine.base.
+//
+// # The rooms below
+//
+// What needs neither an Engine nor a call lives in engine/internal, one package per concern,
+// imported only downwards (layout_test.go, rules 13-20): relpath (path algebra and limits),
+// fserr (the error type and message wording), fnmatch (the access lists' pattern language),
+// text (decoding, sniffing, hashes, the output budget), commit (the directory lock, temporary
+// files and their sweep), posthook (compiling and running post_edit hooks), and the leaves
+// confine (the kernel's confinement) and textdiff (unified diffs). Each package's doc comment says
+// what it protects against and what it leaves to the engine.
 package engine

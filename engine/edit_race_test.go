@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -21,7 +22,7 @@ func TestEditWithoutHashNeverStale(t *testing.T) {
 		}}
 		args := map[string]any{"path": "f.txt", "old_text": "one", "new_text": "three"}
 		if withHash {
-			args["expected_hash"] = contentHash([]byte("one\n"))
+			args["expected_hash"] = text.ContentHash([]byte("one\n"))
 		}
 		_, err := tryCall(t, e, "edit_file", args, h)
 		want := kindChanged

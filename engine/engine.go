@@ -11,7 +11,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/journal"
+	"github.com/fsbox/fsbox/engine/internal/posthook"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -48,13 +51,13 @@ type Engine struct {
 	maxFindResults   int
 	maxOutputChars   int
 
-	postEdit []postEditHook // the host's post_edit hooks (hooks.go)
+	postEdit []posthook.Hook // the host's post_edit hooks (hooks.go)
 	// hooksUnconfined: no kernel confinement here, and the host opted in (sandbox.go)
 	hooksUnconfined bool
 	hookPrefix      string // the session root relative to the hooks' root, "" or ending in "/"
 
-	locks pathLocks   // per resolved path, for writes and edits
-	temps tempSweeper // directories whose stale temporary files were swept
+	locks pathLocks      // per resolved path, for writes and edits
+	temps commit.Sweeper // directories whose stale temporary files were swept
 
 	audit *AuditSession    // the host's audit log, nil when off (audit.go)
 	jr    *journal.Journal // the journal of before-images (checkpoint.go); nil when off
@@ -112,40 +115,69 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		return nil, configError("root_dir: %s is not a directory", pyRepr(given))
 	}
 	e := &Engine{cfg: cfg, rootDir: real, audit: opts.Audit}
-	e.rootPrefixes = [][]string{splitPath(real)}
+	e.rootPrefixes = [][]string{relpath.Split(real)}
 	if abs != real {
-		e.rootPrefixes = append(e.rootPrefixes, splitPath(abs))
+		e.rootPrefixes = append(e.rootPrefixes, relpath.Split(abs))
 	}
-	if err := e.setLimits(&cfg); err != nil {
+	if err := e.configure(&cfg, opts, hostRel); err != nil {
 		return nil, err
 	}
-	if err := e.setTools(&cfg); err != nil {
+	if err := e.openRoot(opts, hostReal, hostRel, real, given); err != nil {
 		return nil, err
+	}
+	if err := e.confine(cfg, opts, hostRel); err != nil {
+		return nil, err
+	}
+	if err := e.setCwd(cfg.Cwd); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// configure validates and stores the settings of cfg that open nothing: limits, tools, flags,
+// the session's access policy and the host's post_edit hooks (the host's layer when opts.Host
+// is set; hostRel is the session root relative to the host's root).
+func (e *Engine) configure(cfg *schema.Config, opts Options, hostRel string) *Error {
+	if err := e.setLimits(cfg); err != nil {
+		return err
+	}
+	if err := e.setTools(cfg); err != nil {
+		return err
 	}
 	e.hashes = cfg.ContentHashes == nil || *cfg.ContentHashes
 	e.allowGitDirs = isTrue(cfg.AllowGitDirs) && (opts.Host == nil || isTrue(opts.Host.AllowGitDirs))
-	e.rootInGit, _ = gitPathIn(strings.Trim(filepath.ToSlash(real), "/"))
+	e.rootInGit, _ = gitPathIn(strings.Trim(filepath.ToSlash(e.rootDir), "/"))
 	if cfg.IgnoreVCS == nil || *cfg.IgnoreVCS {
 		e.ignore = newIgnorer()
 	}
 	e.showDots = cfg.ShowDotEntries != nil && *cfg.ShowDotEntries
-	session, perr := newAccessPolicy(&cfg, opts.Host == nil, "")
+	session, perr := newAccessPolicy(cfg, opts.Host == nil, "")
 	if perr != nil {
-		return nil, perr
+		return perr
 	}
 	e.policies = []*accessPolicy{session}
 	// Hooks run host commands: they come from the host's layer only (the server refuses them
 	// in a client's initialize); without a host layer, cfg is the host's.
-	hookSrc := &cfg
+	hookSrc := cfg
 	if opts.Host != nil {
 		hookSrc = opts.Host
 		if hostRel != "." && hostRel != "" {
 			e.hookPrefix = filepath.ToSlash(hostRel) + "/"
 		}
 	}
-	if e.postEdit, perr = compileHooks(hookSrc); perr != nil {
-		return nil, perr
+	if e.postEdit, perr = posthook.Compile(hookSrc); perr != nil {
+		return perr
 	}
+	return nil
+}
+
+// openRoot opens the session root: through the host's root one component at a time when the
+// host fixed the policy (whose own access layer then goes first), else os.OpenRoot of the
+// resolved root real; and the root's top directory for descriptor walks. given is the root as
+// configured, for messages.
+func (e *Engine) openRoot(opts Options, hostReal, hostRel, real, given string) *Error {
+	var err error
 	if opts.Host != nil {
 		prefix := filepath.ToSlash(hostRel)
 		if prefix == "." {
@@ -153,9 +185,9 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		}
 		host, perr := newAccessPolicy(opts.Host, true, prefix)
 		if perr != nil {
-			return nil, perr
+			return perr
 		}
-		e.policies = []*accessPolicy{host, session}
+		e.policies = []*accessPolicy{host, e.policies[0]}
 		e.root, err = openWithin(hostReal, hostRel)
 	} else {
 		e.root, err = os.OpenRoot(real)
@@ -166,8 +198,15 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 		}
 	}
 	if err != nil {
-		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
+		return &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
 	}
+	return nil
+}
+
+// confine opens the host's mounts (the session's own list without a host layer), checks the
+// hooks can be confined, and hands the process to the kernel's confinement (sandbox.go). On
+// failure everything opened is closed.
+func (e *Engine) confine(cfg schema.Config, opts Options, hostRel string) *Error {
 	// Mounts are the host's, like hooks: the session's own list when there is no host layer.
 	mountSrc, mountPrefix := cfg.Mounts, ""
 	if opts.Host != nil {
@@ -178,39 +217,44 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	}
 	if merr := e.openMounts(mountSrc, mountPrefix); merr != nil {
 		e.root.Close()
-		return nil, merr
+		return merr
 	}
 	if aerr := e.checkAudit(); aerr != nil {
 		e.Close()
-		return nil, aerr
+		return aerr
 	}
 	if jerr := e.openJournal(&cfg, opts); jerr != nil { // checkpoint.go
 		e.Close()
-		return nil, jerr
+		return jerr
 	}
 	if herr := e.checkHookSandbox(); herr != nil {
 		e.Close()
-		return nil, herr
+		return herr
 	}
 	// The root and mounts are open: the kernel takes over from here (sandbox.go).
 	if err := e.confineProcess(); err != nil {
 		e.Close()
-		return nil, &Error{Op: "new", Kind: kindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
+		return &Error{Op: "new", Kind: kindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
 	}
+	return nil
+}
+
+// setCwd sets the working directory for relative paths: "." unless cwd names an existing
+// directory inside the root.
+func (e *Engine) setCwd(cwd string) *Error {
 	e.cwd = "."
-	if cfg.Cwd != "" && cfg.Cwd != "." {
-		r, rerr := e.resolve("new", cfg.Cwd)
+	if cwd != "" && cwd != "." {
+		r, rerr := e.resolve("new", cwd)
 		if rerr != nil || !r.exists || !r.info.IsDir() {
-			e.Close()
 			reason := "is not an existing directory inside root_dir"
 			if rerr != nil && rerr.Kind == kindOutsideRoot {
 				reason = "is outside root_dir"
 			}
-			return nil, configError("cwd %s %s.", pyRepr(cfg.Cwd), reason)
+			return configError("cwd %s %s.", pyRepr(cwd), reason)
 		}
 		e.cwd = r.rel
 	}
-	return e, nil
+	return nil
 }
 
 // setLimits validates and stores the limits of cfg.
@@ -330,6 +374,11 @@ type call struct {
 	ctx   context.Context
 	tool  string
 	hooks Hooks
+	// fn is the tool's handler (toolTable), which a reviewer's replacement arguments run again.
+	fn toolFunc
+	// redo is the reviewer's replacement arguments, which the approval returned (see [Engine.ask]):
+	// Call runs the tool on them once the handler has returned and released its locks.
+	redo *reviewerEdit
 	// review is set on the run applying a reviewer's replacement arguments (see [reviewerEdit]).
 	review *reviewerEdit
 	// audit gathers the call's audit record; nil without an audit log (audit.go).
@@ -352,33 +401,6 @@ func (c *call) emit(ev any) {
 // base returns the EventBase of an event of kind about the root-relative path rel.
 func (e *Engine) base(c *call, kind, rel string) schema.EventBase {
 	return schema.EventBase{Kind: kind, Path: rel, RootDir: e.rootDir, Tool: c.tool}
-}
-
-// toolFunc runs one tool call on its raw arguments and returns a *schema.XxxResult.
-type toolFunc func(e *Engine, c *call, args json.RawMessage) (any, error)
-
-// toolTable maps tool names to handlers. Each tool file registers its handler in an init
-// function: register(schema.ToolListDirectory, tool((*Engine).listDirectory)).
-var toolTable = map[string]toolFunc{}
-
-// register adds a tool handler; registering a name twice panics.
-func register(name string, fn toolFunc) {
-	if _, dup := toolTable[name]; dup {
-		panic("engine: tool registered twice: " + name)
-	}
-	toolTable[name] = fn
-}
-
-// tool adapts a typed handler to a toolFunc: the raw arguments are decoded strictly into A (see
-// decodeArgs) before fn runs.
-func tool[A any, R any](fn func(e *Engine, c *call, a *A) (*R, error)) toolFunc {
-	return func(e *Engine, c *call, raw json.RawMessage) (any, error) {
-		var a A
-		if err := decodeArgs(c.tool, raw, &a); err != nil {
-			return nil, err
-		}
-		return fn(e, c, &a)
-	}
 }
 
 // Call runs the named tool. The result is the tool's *schema.XxxResult; every error is an
@@ -412,10 +434,10 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(toolName, err)
 	}
-	c := &call{ctx: ctx, tool: toolName, hooks: h, audit: trail}
+	c := &call{ctx: ctx, tool: toolName, hooks: h, fn: fn, audit: trail}
 	res, err = fn(e, c, args)
-	if ed, ok := err.(*reviewerEdit); ok {
-		res, err = e.applyReview(c, fn, ed)
+	if err == nil && c.redo != nil {
+		res, err = e.applyReview(c)
 	}
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
@@ -434,9 +456,10 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 // reviewer's: an absolute host path the reviewer typed is rewritten in the result text and the
 // error message (root-relative inside the root, a placeholder outside), so the model sees no
 // host path it did not write itself.
-func (e *Engine) applyReview(c *call, fn toolFunc, ed *reviewerEdit) (any, error) {
-	c.review = ed
-	res, err := fn(e, c, ed.args)
+func (e *Engine) applyReview(c *call) (any, error) {
+	ed := c.redo
+	c.redo, c.review = nil, ed
+	res, err := c.fn(e, c, ed.args)
 	scrub := e.reviewerPaths(ed.args)
 	if err == nil {
 		if text, ok := schema.ResultText(res); ok {

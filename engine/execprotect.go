@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // The git rule: what keeps a model from making git run a command on the user's next git status.
@@ -36,7 +39,7 @@ import (
 //     objects, refs or commondir, or one of those where HEAD is (gitDirCompleted). checkWrite
 //     refuses it before anything is announced (checkGitDirCreate); the check that counts is
 //     made at the moment of creation, through the descriptor of the directory the entry is
-//     created in and during its turn (gitCreateTurn: that directory's fsbox lock, [dirLock],
+//     created in and during its turn (gitCreateTurn: that directory's fsbox lock, [commit.Lock],
 //     and an engine-wide mutex), by write_file, create_directory (for every directory it
 //     creates) and move_file (for the destination's name, whatever the moved entry is). So no
 //     order of calls assembles one, concurrent calls included, from one server or several: two
@@ -188,7 +191,7 @@ func gitDirCompleted(name string, exists func(string) bool) bool {
 
 // errGitDirCompleted is the refusal of creating name in dirRel under rule 3.
 func errGitDirCompleted(op string, r *resolved) *Error {
-	dirRel, _ := parentRel(r.rel)
+	dirRel, _ := relpath.Parent(r.rel)
 	return refusal(op, r, kindProtected, "is protected (read-only)",
 		"Path '"+r.rel+"' is protected: creating it would make '"+dirRel+"' a git directory (HEAD with objects, refs or commondir), which git would run commands from.")
 }
@@ -208,12 +211,12 @@ func (e *Engine) checkGitDirAbove(op string, r *resolved) *Error {
 		return e.writeError(op, r, err)
 	}
 	defer func() { h.close() }()
-	dirRel, _ := parentRel(r.rel)
-	comps := splitPath(dirRel)
+	dirRel, _ := relpath.Parent(r.rel)
+	comps := relpath.Split(dirRel)
 	for i := 0; ; i++ {
 		if gitDirShaped(func(m string) bool { _, err := h.lstat(m); return err == nil }) {
 			return refusal(op, r, kindProtected, "is protected (read-only)",
-				"Path '"+r.rel+"' is protected: it is inside '"+joinRel(comps[:i])+"', a git directory, whose config and hooks git runs.")
+				"Path '"+r.rel+"' is protected: it is inside '"+relpath.Join(comps[:i])+"', a git directory, whose config and hooks git runs.")
 		}
 		if i == len(comps) {
 			return nil
@@ -285,12 +288,12 @@ func (e *Engine) gitMemberLock(c *call, h dirHandle, name string) (unlock func()
 	if err != nil {
 		return nil, err
 	}
-	l, err := lockFile(c.ctx, f)
+	l, err := commit.LockFile(c.ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	e.gitMu.Lock()
-	return func() { e.gitMu.Unlock(); l.unlock() }, nil
+	return func() { e.gitMu.Unlock(); l.Unlock() }, nil
 }
 
 // gitDirCompletedAt is gitDirCompleted for the directory h.
@@ -312,16 +315,16 @@ func gitDirCompletedIn(dir *os.Root, name string) bool {
 // its parent. The check that counts is the one made at creation under the directory's lock
 // (gitMemberLock); this one answers early and costs nothing for a path without a member name.
 func (e *Engine) checkGitDirCreate(op string, r *resolved) *Error {
-	comps := splitPath(r.rel)
+	comps := relpath.Split(r.rel)
 	for i, name := range comps {
 		if _, ok := gitDirMember(name); !ok {
 			continue
 		}
-		p := joinRel(comps[:i+1])
+		p := relpath.Join(comps[:i+1])
 		if root, sub, _ := e.rootFor(p); lstatOK(root, sub) {
 			continue // exists: nothing is created here
 		}
-		d, _ := parentRel(p)
+		d, _ := relpath.Parent(p)
 		droot, dsub, _ := e.rootFor(d)
 		if gitDirCompleted(name, func(m string) bool { return lstatOK(droot, path.Join(dsub, m)) }) {
 			if p != r.rel {

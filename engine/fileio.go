@@ -1,22 +1,11 @@
 package engine
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"hash"
 	"io/fs"
-	"strings"
 	"syscall"
+
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 )
-
-// binarySniffBytes is how much of a file decides whether it is binary: a NUL byte among the first
-// 8192 bytes (index 8191 counts, 8192 does not).
-const binarySniffBytes = 8192
-
-// hashHexDigits is the length of a content hash: the first 12 lowercase hex digits of SHA-256
-// over the file's raw bytes.
-const hashHexDigits = 12
 
 // openRegular opens the regular file r names for reading and verifies, on the open descriptor,
 // that it is a regular file and the very file resolve saw (same device and inode as the resolved
@@ -97,7 +86,7 @@ func (e *Engine) openError(op string, r *resolved, err error) *Error {
 	switch {
 	case err == errRootGone:
 		return errRootGoneFor(op)
-	case err == errDirSwapped, isRootEscape(err):
+	case err == errDirSwapped, fserr.IsRootEscape(err):
 		return errChanged(op, r)
 	}
 	switch {
@@ -139,39 +128,4 @@ func errorsIsErrno(err error, errno syscall.Errno) bool {
 		err = u.Unwrap()
 	}
 	return false
-}
-
-// hasNUL reports whether the sniffed prefix of a file (its first binarySniffBytes bytes or fewer)
-// contains a NUL byte, which makes the file binary.
-func hasNUL(prefix []byte) bool {
-	if len(prefix) > binarySniffBytes {
-		prefix = prefix[:binarySniffBytes]
-	}
-	return bytes.IndexByte(prefix, 0) >= 0
-}
-
-// newHash returns the hash state of a content hash.
-func newHash() hash.Hash { return sha256.New() }
-
-// shortHash returns the content hash (12 lowercase hex digits) of a finished hash state.
-func shortHash(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil))[:hashHexDigits] }
-
-// contentHash returns the content hash of b.
-func contentHash(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])[:hashHexDigits]
-}
-
-// parseExpectedHash normalises an expected_hash argument: an optional "hash:" prefix, surrounding
-// space and upper case are accepted. ok is false when what remains is not 12 hex digits.
-func parseExpectedHash(s string) (h string, ok bool) {
-	h = strings.ToLower(strings.TrimSpace(s))
-	h = strings.TrimPrefix(h, "hash:")
-	if len(h) != hashHexDigits {
-		return h, false
-	}
-	if _, err := hex.DecodeString(h); err != nil {
-		return h, false
-	}
-	return h, true
 }

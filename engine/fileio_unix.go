@@ -23,18 +23,3 @@ func sameInode(a, b fs.FileInfo) (same, ok bool) {
 	}
 	return sa.Dev == sb.Dev && sa.Ino == sb.Ino, true
 }
-
-// withFd runs fn on f's descriptor while f holds a reference to it (SyscallConn.Control), so a
-// concurrent Close cannot hand the number to another file meanwhile; it returns fn's error, or
-// the error of reaching the descriptor.
-func withFd(f *os.File, fn func(fd int) error) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
-		return err
-	}
-	return ferr
-}

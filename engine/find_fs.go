@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -112,7 +113,7 @@ func listSorted(h dirHandle) ([]fs.DirEntry, error) {
 
 // popTo drops from the stack every directory that is not an ancestor of real.
 func (w *walkFS) popTo(real string) {
-	parent, _ := parentRel(real)
+	parent, _ := relpath.Parent(real)
 	for len(w.stack) > 0 {
 		top := w.stack[len(w.stack)-1].real
 		if top == "." || top == parent || strings.HasPrefix(parent, top+"/") {
@@ -140,7 +141,7 @@ func (w *walkFS) list(real string) (*sharedHandle, []fs.DirEntry, error) {
 			return sh, ents, nil
 		}
 	}
-	parent, leaf := parentRel(real)
+	parent, leaf := relpath.Parent(real)
 	var h dirHandle
 	var err error
 	if n := len(w.stack); n > 0 && w.stack[n-1].real == parent && real != "." {
@@ -246,7 +247,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		if !de.IsDir() {
 			continue
 		}
-		child, childReal := joinChild(name, de.Name()), joinChild(real, de.Name())
+		child, childReal := relpath.Child(name, de.Name()), relpath.Child(real, de.Name())
 		w.remember(child, childReal)
 		if w.pre != nil && (w.e.showDots || !strings.HasPrefix(de.Name(), ".")) && !w.denied(childReal, child) {
 			w.pre.queue(sh, de.Name(), childReal)
@@ -275,7 +276,7 @@ func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirE
 	}
 	var up *ignoreLevel
 	if n := len(w.stack); n > 1 {
-		if parent, _ := parentRel(real); w.stack[n-2].real == parent && real != "." {
+		if parent, _ := relpath.Parent(real); w.stack[n-2].real == parent && real != "." {
 			up = w.stack[n-2].ign
 		}
 	}
@@ -294,7 +295,7 @@ func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirE
 			continue
 		}
 		if lvl.entryIgnored(real, de.Name(), de.IsDir()) {
-			if de.Name() != ".git" && (w.reach == nil || w.reach(joinChild(name, de.Name()), de.IsDir())) {
+			if de.Name() != ".git" && (w.reach == nil || w.reach(relpath.Child(name, de.Name()), de.IsDir())) {
 				w.hidden.Ignored++
 			}
 			continue
@@ -311,7 +312,7 @@ func (w *walkFS) countDots(name string, ents []fs.DirEntry) {
 	}
 	n := 0
 	for _, de := range ents {
-		if strings.HasPrefix(de.Name(), ".") && w.dotMatch(joinChild(name, de.Name()), de.IsDir()) {
+		if strings.HasPrefix(de.Name(), ".") && w.dotMatch(relpath.Child(name, de.Name()), de.IsDir()) {
 			n++
 		}
 	}

@@ -51,87 +51,6 @@ func FuzzResolve(f *testing.F) {
 	})
 }
 
-// fnmatchRef is a reference matcher for patterns of literals, "*" and "?" only (both cross "/").
-func fnmatchRef(pat, name []rune) bool {
-	if len(pat) == 0 {
-		return len(name) == 0
-	}
-	switch pat[0] {
-	case '*':
-		for i := 0; i <= len(name); i++ {
-			if fnmatchRef(pat[1:], name[i:]) {
-				return true
-			}
-		}
-		return false
-	case '?':
-		return len(name) > 0 && fnmatchRef(pat[1:], name[1:])
-	}
-	return len(name) > 0 && pat[0] == name[0] && fnmatchRef(pat[1:], name[1:])
-}
-
-// FuzzFnmatch checks the translator never fails or panics, and agrees with fnmatchRef on
-// patterns without classes.
-func FuzzFnmatch(f *testing.F) {
-	for _, s := range [][2]string{{"*.py", "a/b.py"}, {"a?c", "abc"}, {"**/x", "x"}, {"[a-", "[a-"}, {"[!]x]", "a"}, {"*a*a*a", "aaaa"}} {
-		f.Add(s[0], s[1])
-	}
-	f.Fuzz(func(t *testing.T, pat, name string) {
-		if len(pat) > 64 {
-			return
-		}
-		p, err := newFnPattern(pat, false)
-		if err != nil {
-			t.Fatalf("newFnPattern(%q): %v (regexp %s)", pat, err, translateFnmatch(pat))
-		}
-		d, err := newFnPattern(pat, true)
-		if err != nil {
-			t.Fatalf("newFnPattern(%q, depth): %v", pat, err)
-		}
-		got := p.match(name)
-		// A folding pattern matches exactly what the lowered pattern matches in the lowered name,
-		// through its string shape as through its regexp.
-		fp, err := newFnPatternCase(pat, false, true)
-		if err != nil {
-			t.Fatalf("newFnPatternCase(%q, fold): %v", pat, err)
-		}
-		lp, err := newFnPattern(strings.ToLower(pat), false)
-		if err != nil {
-			t.Fatalf("newFnPattern(%q): %v", strings.ToLower(pat), err)
-		}
-		if fold, want := fp.match(name), lp.match(strings.ToLower(name)); fold != want {
-			t.Fatalf("fold match(%q, %q) = %v, want %v", pat, name, fold, want)
-		}
-		// A pattern matched by its string shape is not compiled to a regexp (newFnPatternCase): its
-		// translation must compile and agree with the shape.
-		if fp.shape != shapeRegexp {
-			body, _ := strings.CutPrefix(pat, "!")
-			re, err := compileFnmatch(foldCase(body), false)
-			if err != nil {
-				t.Fatalf("pattern %q of shape %d: its regexp does not compile: %v", pat, fp.shape, err)
-			}
-			if fold := fp.match(name); fold != re.MatchString(strings.ToLower(name)) {
-				t.Fatalf("fold match(%q, %q) = %v: shape %d disagrees with its regexp", pat, name, fold, fp.shape)
-			}
-		}
-		// A depth pattern matches exactly when the plain one matches the name or what follows one
-		// of its slashes.
-		wantDepth := got
-		for i := 0; i < len(name) && !wantDepth; i++ {
-			wantDepth = name[i] == '/' && p.match(name[i+1:])
-		}
-		if d.match(name) != wantDepth {
-			t.Fatalf("depth match(%q, %q) = %v, want %v", pat, name, !wantDepth, wantDepth)
-		}
-		if strings.HasPrefix(pat, "!") || strings.ContainsRune(pat, '[') || strings.HasPrefix(pat, "**/") || !utf8.ValidString(pat) || !utf8.ValidString(name) {
-			return
-		}
-		if want := fnmatchRef([]rune(pat), []rune(name)); got != want {
-			t.Fatalf("match(%q, %q) = %v; reference says %v", pat, name, got, want)
-		}
-	})
-}
-
 // FuzzEdit checks applyReplacements: it succeeds exactly when old occurs once, and then every
 // byte outside the replaced span is kept verbatim; it never panics on any bytes.
 func FuzzEdit(f *testing.F) {
@@ -155,22 +74,6 @@ func FuzzEdit(f *testing.F) {
 		want := append(append(append([]byte(nil), content[:at]...), new...), content[at+len(old):]...)
 		if !bytes.Equal(out, want) {
 			t.Fatalf("applyReplacements(%q, %q, %q) = %q; want %q", content, old, new, out, want)
-		}
-	})
-}
-
-// FuzzRuneCounter checks that counting a stream in arbitrary chunks agrees with counting it
-// whole, which the oversized-line notice relies on.
-func FuzzRuneCounter(f *testing.F) {
-	f.Add([]byte("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xff\xe2\x82"), uint8(3))
-	f.Fuzz(func(t *testing.T, b []byte, step uint8) {
-		k := int(step%7) + 1
-		var rc runeCounter
-		for i := 0; i < len(b); i += k {
-			rc.write(b[i:min(i+k, len(b))])
-		}
-		if got, want := rc.total(), runeCountLenient(b); got != want {
-			t.Fatalf("chunked count of %q by %d = %d; want %d", b, k, got, want)
 		}
 	})
 }

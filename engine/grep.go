@@ -11,12 +11,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
-
-func init() {
-	register(schema.ToolGrep, boundedArgs("pattern", maxRegexBytes, tool((*Engine).grep)))
-}
 
 // grepMaxContext bounds grep's context argument (pydantic-ai-harness rejects, not clamps, more).
 const grepMaxContext = 20
@@ -25,7 +22,7 @@ const grepMaxContext = 20
 const grepWidth = 4096
 
 // grep is pydantic-ai-harness's rg-backed grep, natively: the same walk, ignore rules, scanner
-// and budgets as search_files (search.go), with rg's options and output format:
+// and budgets as search_files (search_files.go), with rg's options and output format:
 //
 //  1. pattern is RE2 (literal quotes it; ignore_case prefixes (?i)); context is 0 to 20;
 //  2. glob is rg's (rgGlob: a name at any depth without "/", a path below path with one, "!"
@@ -88,13 +85,7 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 	for i, m := range sr.Matches {
 		res.Lines[i] = schema.GrepLine{Path: m.Path, Line: m.Line, Text: m.Text, Context: i < len(s.ctxs) && s.ctxs[i]}
 	}
-	c.emit(&schema.FilesSearchedEvent{
-		EventBase:  e.base(c, schema.KindFilesSearched, r.rel),
-		Pattern:    a.Pattern,
-		Search:     "grep",
-		MatchCount: len(res.Lines),
-		Truncated:  res.Truncated,
-	})
+	e.searched(c, r.rel, a.Pattern, "grep", len(res.Lines), res.Truncated)
 	return res, nil
 }
 
@@ -102,9 +93,9 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 // --max-columns-preview shows it.
 func cutLong(line []byte) string {
 	if len(line) <= grepWidth || utf8.RuneCount(line) <= grepWidth {
-		return decodeLenient(line)
+		return text.DecodeLenient(line)
 	}
-	return decodeLenient(line[:runeOffset(line, 0, 0, grepWidth)]) + " [... omitted end of long line]"
+	return text.DecodeLenient(line[:text.RuneOffset(line, 0, 0, grepWidth)]) + " [... omitted end of long line]"
 }
 
 // scanContext scans a whole file (at most maxSearchFileBytes, checked by the caller) for grep
@@ -274,8 +265,8 @@ func (f *rgFiles) cost() uint64 {
 	return c
 }
 
-// match reports whether a file (root-relative spelling) is listed or searched.
-func (f *rgFiles) match(lex string) bool {
+// Match reports whether a file (root-relative spelling) is listed or searched.
+func (f *rgFiles) Match(lex string) bool {
 	if f.glob != nil && f.glob.raw(lex, false) == f.glob.neg {
 		return false
 	}

@@ -1,20 +1,15 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
-	"path"
-	"strings"
-	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/posthook"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -43,7 +38,7 @@ import (
 //   - a hook that hangs, floods or outlives the server: each runs with a timeout in a process
 //     group of its own, killed as a group on timeout or when the call is cancelled (fsbox serve
 //     cancels every call on SIGTERM); when the server dies, SIGKILL included, the launcher's
-//     parent-death signal kills the group; at most hookOutputBytes of output are kept;
+//     parent-death signal kills the group; at most posthook.OutputBytes of output are kept;
 //   - a hook that moves the file out from under the engine: the content after the hooks is
 //     re-read by descriptor from the root with O_NOFOLLOW (readAfterHooks), so a file the hook
 //     removed or replaced with a symlink is reported as such, never followed.
@@ -52,74 +47,6 @@ import (
 // (denied files, protected paths) are fsbox's, not the kernel's, and a hook, like any host
 // command, is not held to them; nor against a hook's child that leaves its process group. A
 // hook's failure is a warning in the result, never a rollback: the change has landed.
-
-// hookOutputBytes bounds the combined stdout and stderr kept of one hook run.
-const hookOutputBytes = 4096
-
-// hookWaitDelay bounds how long a hook's output pipes may stay open after the command exited or
-// was killed (a background child holding them).
-const hookWaitDelay = 2 * time.Second
-
-// postEditHook is one compiled Config.PostEdit entry.
-type postEditHook struct {
-	pattern string // without a leading "/"
-	base    bool   // no "/": matched against the base name
-	cmd     []string
-	timeout time.Duration
-	src     schema.PostEditHook
-}
-
-// compileHooks validates and compiles the post_edit entries of cfg; a bad entry is a
-// configuration error naming the field.
-func compileHooks(cfg *schema.Config) ([]postEditHook, *Error) {
-	def := schema.DefaultPostEditTimeout
-	if cfg.PostEditTimeout != nil {
-		if *cfg.PostEditTimeout <= 0 {
-			return nil, configError("post_edit_timeout must be a positive integer (seconds), got %d", *cfg.PostEditTimeout)
-		}
-		def = *cfg.PostEditTimeout
-	}
-	var out []postEditHook
-	for i, h := range cfg.PostEdit {
-		pat := strings.TrimPrefix(h.Path, "/")
-		if pat == "" || !doublestar.ValidatePattern(pat) {
-			return nil, configError("post_edit[%d].path: invalid glob %s", i, pyRepr(h.Path))
-		}
-		if len(h.Cmd) == 0 || h.Cmd[0] == "" {
-			return nil, configError("post_edit[%d].cmd: must be a non-empty argument vector, e.g. [\"gofmt\", \"-w\", \"${file}\"]", i)
-		}
-		secs := def
-		if h.Timeout != nil {
-			if *h.Timeout <= 0 {
-				return nil, configError("post_edit[%d].timeout must be a positive integer (seconds), got %d", i, *h.Timeout)
-			}
-			secs = *h.Timeout
-		}
-		out = append(out, postEditHook{pattern: pat, base: !strings.Contains(pat, "/"), cmd: h.Cmd,
-			timeout: time.Duration(secs) * time.Second, src: h})
-	}
-	return out, nil
-}
-
-// matches reports whether the hook applies to the path rel (relative to the root the hooks were
-// configured for).
-func (h *postEditHook) matches(rel string) bool {
-	name := rel
-	if h.base {
-		name = path.Base(rel)
-	}
-	ok, _ := doublestar.Match(h.pattern, name)
-	return ok
-}
-
-// argv returns the hook's command with "${file}" replaced by file in every argument.
-func (h *postEditHook) argv(file string) []string {
-	out := make([]string, len(h.cmd))
-	for i, a := range h.cmd {
-		out[i] = strings.ReplaceAll(a, "${file}", file)
-	}
-	return out
-}
 
 // afterHooks is what the post_edit hooks of one change did.
 type afterHooks struct {
@@ -139,9 +66,9 @@ type afterHooks struct {
 // wrote), and re-reads the file after them. It returns nil when no hook matched. verb ("write",
 // "edit") is for the warnings.
 func (e *Engine) runPostEdit(c *call, rel, wrote, verb string) *afterHooks {
-	var matched []*postEditHook
+	var matched []*posthook.Hook
 	for i := range e.postEdit {
-		if e.postEdit[i].matches(e.hookPrefix + rel) {
+		if e.postEdit[i].Matches(e.hookPrefix + rel) {
 			matched = append(matched, &e.postEdit[i])
 		}
 	}
@@ -154,11 +81,12 @@ func (e *Engine) runPostEdit(c *call, rel, wrote, verb string) *afterHooks {
 	if m, sub := e.mounts.of(rel); m != nil {
 		dir, dirPath, file = m.top, m.dir, "./"+sub
 	}
+	runner := e.hookRunner()
 	for _, h := range matched {
-		run := e.runHook(c.ctx, dir, dirPath, h.argv(file), h.timeout)
-		run.Path = h.src.Path
+		run := runner.Run(c.ctx, dir, dirPath, h.Argv(file), h.Timeout)
+		run.Path = h.Src.Path
 		a.runs = append(a.runs, run)
-		if w := hookWarning(run, h.timeout, verb); w != "" {
+		if w := posthook.Warning(run, h.Timeout, verb); w != "" {
 			a.warnings = append(a.warnings, w)
 		}
 	}
@@ -169,6 +97,20 @@ func (e *Engine) runPostEdit(c *call, rel, wrote, verb string) *afterHooks {
 	}
 	a.changed = hash != wrote
 	return a
+}
+
+// hookRunner is how this Engine's hooks run (posthook.Runner): writing in the root and the
+// writable mounts, reading the read-only ones, host paths scrubbed from their output.
+func (e *Engine) hookRunner() *posthook.Runner {
+	rn := &posthook.Runner{Write: []*os.File{e.top}, Unconfined: e.hooksUnconfined, Scrub: e.scrubHostPaths, Slack: e.longestHostPath()}
+	for _, m := range e.mounts.all() {
+		if m.readOnly {
+			rn.Read = append(rn.Read, m.top)
+		} else {
+			rn.Write = append(rn.Write, m.top)
+		}
+	}
+	return rn
 }
 
 // runList returns the runs of a (nil when no hook matched).
@@ -194,97 +136,12 @@ func (a *afterHooks) report(text *string, out *schema.PostEditOutcome) {
 	}
 }
 
-// runHook runs argv from the directory dir (at dirPath) with a timeout, confined (see the file's
-// comment), in a process group of its own that is killed as a group on timeout or when ctx is
-// done, keeping at most hookOutputBytes of its output, host paths scrubbed.
-func (e *Engine) runHook(ctx context.Context, dir *os.File, dirPath string, argv []string, timeout time.Duration) schema.PostEditRun {
-	run := schema.PostEditRun{Cmd: make([]string, len(argv)), ExitCode: -1}
-	for i, a := range argv {
-		run.Cmd[i] = e.scrubHostPaths(a)
-	}
-	exe := hookExecutable(argv[0])
-	if exe == "" {
-		_, err := exec.LookPath(argv[0])
-		run.Error = err.Error()
-		return run
-	}
-	hctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	h := confine.Hook{Path: exe, Args: argv, Dir: dir, DirPath: dirPath, Write: []*os.File{e.top},
-		Unconfined: e.hooksUnconfined}
-	if strings.HasPrefix(exe, "/") {
-		h.Exec = []string{exe}
-	}
-	for _, m := range e.mounts.all() {
-		if m.readOnly {
-			h.Read = append(h.Read, m.top)
-		} else {
-			h.Write = append(h.Write, m.top)
-		}
-	}
-	cmd := confine.Command(hctx, h)
-	out := boundedOutput{limit: hookOutputBytes + e.longestHostPath()}
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = hookWaitDelay
-	err := confine.Run(cmd)
-	kept := e.scrubHostPaths(string(out.kept))
-	if len(kept) > hookOutputBytes {
-		out.dropped += len(kept) - hookOutputBytes
-		kept = kept[:hookOutputBytes]
-	}
-	run.Output, run.OutputTruncated = strings.ToValidUTF8(kept, "\uFFFD"), out.dropped > 0
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		run.OK, run.ExitCode = true, 0
-	case hctx.Err() != nil && ctx.Err() == nil:
-		run.TimedOut = true
-		run.Error = fmt.Sprintf("killed after the %s timeout", timeout)
-	case ctx.Err() != nil:
-		run.Error = "cancelled"
-	case errors.As(err, &ee) && ee.Exited():
-		run.ExitCode = ee.ExitCode()
-	case errors.As(err, &ee):
-		run.Error = ee.String() // killed by a signal
-	case errors.Is(err, exec.ErrWaitDelay):
-		// It exited with status 0, but a child kept its output open past hookWaitDelay.
-		run.OK, run.ExitCode = true, 0
-	default:
-		run.Error = e.scrubHostPaths(err.Error())
-	}
-	return run
-}
-
-// hookWarning returns the warning line of a hook run that did not succeed, "" for one that did.
-func hookWarning(run schema.PostEditRun, timeout time.Duration, verb string) string {
-	if run.OK {
-		return ""
-	}
-	var what string
-	switch {
-	case run.TimedOut:
-		what = fmt.Sprintf("timed out after %s and was killed", timeout)
-	case run.Error != "":
-		what = "failed: " + run.Error
-	default:
-		what = fmt.Sprintf("exited with status %d", run.ExitCode)
-	}
-	w := fmt.Sprintf("Warning: post_edit hook `%s` %s; the %s itself is kept.", strings.Join(run.Cmd, " "), what, verb)
-	if out := strings.TrimRight(run.Output, "\n"); out != "" {
-		w += " Output:\n" + out
-		if run.OutputTruncated {
-			w += fmt.Sprintf("\n[output truncated at %d bytes]", hookOutputBytes)
-		}
-	}
-	return w
-}
-
 // readAfterHooks re-reads the root-relative rel after the hooks, by descriptor from the root
 // with no symlink followed (openDirHandle, lstat, openEntry). It returns the content when it is
 // at most maxAnnouncedOldBytes (whole), the hash of all of it, and, when the file is not a
 // regular file at rel any more, what became of it (gone) with hash absentHash.
 func (e *Engine) readAfterHooks(rel string) (content []byte, whole bool, hash, gone string) {
-	dir, name := parentRel(rel)
+	dir, name := relpath.Parent(rel)
 	h, err := openDirHandle(e, dir, nil)
 	if err != nil {
 		return nil, false, absentHash, "is no longer reachable (its directory was removed or replaced)"
@@ -306,13 +163,13 @@ func (e *Engine) readAfterHooks(rel string) (content []byte, whole bool, hash, g
 		return nil, false, absentHash, "changed while it was being re-read"
 	}
 	defer f.Close()
-	hh := newHash()
+	hh := text.NewHash()
 	var buf limitedBuffer
 	buf.limit = maxAnnouncedOldBytes
 	if _, err := io.Copy(io.MultiWriter(hh, &buf), f); err != nil {
 		return nil, false, absentHash, "could not be re-read"
 	}
-	return buf.b, !buf.over, shortHash(hh), ""
+	return buf.b, !buf.over, text.ShortHash(hh), ""
 }
 
 // limitedBuffer keeps the first limit bytes written to it and notes whether there were more.
@@ -332,24 +189,5 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	if room > 0 {
 		l.b = append(l.b, p[:room]...)
 	}
-	return len(p), nil
-}
-
-// boundedOutput keeps the first limit bytes of a hook's output and counts the rest.
-type boundedOutput struct {
-	kept    []byte
-	limit   int
-	dropped int
-}
-
-func (b *boundedOutput) Write(p []byte) (int, error) {
-	room := b.limit - len(b.kept)
-	if room > len(p) {
-		room = len(p)
-	}
-	if room > 0 {
-		b.kept = append(b.kept, p[:room]...)
-	}
-	b.dropped += len(p) - max(room, 0)
 	return len(p), nil
 }

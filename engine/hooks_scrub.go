@@ -3,6 +3,8 @@ package engine
 import (
 	"sort"
 	"strings"
+
+	"github.com/fsbox/fsbox/engine/internal/posthook"
 )
 
 // Hook output never carries a host path: a formatter's error names the file by the absolute path
@@ -48,40 +50,7 @@ func (e *Engine) longestHostPath() int {
 // as a whole path: "/srv/root" in "/srv/root2" or "/x/srv/root" stays.
 func (e *Engine) scrubHostPaths(s string) string {
 	for _, hp := range e.hostPaths() {
-		s = replacePathPrefix(s, hp[0], hp[1])
+		s = posthook.ReplacePathPrefix(s, hp[0], hp[1])
 	}
 	return s
-}
-
-func replacePathPrefix(s, host, rel string) string {
-	if !strings.Contains(s, host) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, host)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(host)
-		if i > 0 && isNameByte(s[i-1]) || end < len(s) && isNameByte(s[end]) {
-			b.WriteString(s[:end])
-			s = s[end:]
-			continue
-		}
-		b.WriteString(s[:i])
-		switch {
-		case end < len(s) && s[end] == '/' && rel == ".":
-			end++ // "<root>/sub" → "sub"
-		default:
-			b.WriteString(rel)
-		}
-		s = s[end:]
-	}
-}
-
-// isNameByte reports a byte that can continue a path component.
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c >= 0x80
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/posthook"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -80,7 +82,7 @@ func TestPostEditFailureIsAWarning(t *testing.T) {
 		!strings.Contains(res.Text, "Warning: post_edit hook `fsbox-no-such-command-xyz ./a.go` failed") {
 		t.Errorf("text %q warnings %q; want both warnings", res.Text, res.Warnings)
 	}
-	if res.Hash != contentHash([]byte("new\n")) {
+	if res.Hash != text.ContentHash([]byte("new\n")) {
 		t.Errorf("hash %q; want the edited content's", res.Hash)
 	}
 }
@@ -140,10 +142,10 @@ func TestPostEditOutputBounded(t *testing.T) {
 	e := hookEngine(fx, sh("*", `head -c 100000 /dev/zero | tr '\0' x; exit 1`))
 	res := mustCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "x\n"}, Hooks{}).(*schema.WriteFileResult)
 	r := res.PostEdit[0]
-	if len(r.Output) != hookOutputBytes || !r.OutputTruncated || !strings.Contains(res.Text, "[output truncated at 4096 bytes]") {
+	if len(r.Output) != posthook.OutputBytes || !r.OutputTruncated || !strings.Contains(res.Text, "[output truncated at 4096 bytes]") {
 		t.Errorf("output %d bytes, truncated %v, text tail %q; want 4096 and the notice", len(r.Output), r.OutputTruncated, res.Text[len(res.Text)-60:])
 	}
-	if len(res.Text) > 2*hookOutputBytes {
+	if len(res.Text) > 2*posthook.OutputBytes {
 		t.Errorf("result text is %d bytes; want it bounded", len(res.Text))
 	}
 }
@@ -154,7 +156,7 @@ func TestPostEditEventCarriesPostHookContent(t *testing.T) {
 	e := hookEngine(fx, sh("*.txt", `echo appended >> "$1"`))
 	var rec recorder
 	res := mustCall(t, e, "write_file", map[string]any{"path": "a.txt", "content": "hello\n"}, rec.hooks(false)).(*schema.WriteFileResult)
-	want := contentHash([]byte("hello\nappended\n"))
+	want := text.ContentHash([]byte("hello\nappended\n"))
 	ev := rec.events[0].(*schema.FileWrittenEvent)
 	if fx.read("a.txt") != "hello\nappended\n" || ev.ContentHash != want || res.Hash != want || len(ev.PostEdit) != 1 {
 		t.Errorf("event %+v result hash %q; want hash %q of the post-hook content", ev, res.Hash, want)
@@ -163,9 +165,9 @@ func TestPostEditEventCarriesPostHookContent(t *testing.T) {
 		t.Errorf("text %q; want the post-hook hash and a note", res.Text)
 	}
 	rec = recorder{}
-	eres := mustCall(t, e, "edit_file", map[string]any{"path": "b.txt", "old_text": "one", "new_text": "two", "expected_hash": contentHash([]byte("one\n"))}, rec.hooks(false)).(*schema.EditFileResult)
+	eres := mustCall(t, e, "edit_file", map[string]any{"path": "b.txt", "old_text": "one", "new_text": "two", "expected_hash": text.ContentHash([]byte("one\n"))}, rec.hooks(false)).(*schema.EditFileResult)
 	eev := rec.events[0].(*schema.FileEditedEvent)
-	want = contentHash([]byte("two\nappended\n"))
+	want = text.ContentHash([]byte("two\nappended\n"))
 	if eev.ContentHash != want || eres.Hash != want || !strings.Contains(eev.Diff, "+appended") || !strings.Contains(eev.Diff, "+two") {
 		t.Errorf("edit event %+v; want hash %q and a diff to the post-hook content", eev, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -380,7 +381,7 @@ func (ig *ignorer) below(e *Engine, f *walkFilter, parent *ignoreLevel, rel stri
 		return lvl
 	}
 	if rel != "." {
-		dir, name := parentRel(rel)
+		dir, name := relpath.Parent(rel)
 		if parent.entryIgnored(dir, name, true) {
 			lvl.off = true
 			return lvl
@@ -404,7 +405,7 @@ func (ig *ignorer) below(e *Engine, f *walkFilter, parent *ignoreLevel, rel stri
 		if ents != nil && !slices.ContainsFunc(ents, func(de fs.DirEntry) bool { return de.Name() == name }) {
 			continue
 		}
-		p := joinChild(rel, name)
+		p := relpath.Child(rel, name)
 		if (f == nil || f.filters) && !e.canRead(&resolved{spelling: p, lexical: p, rel: p, exists: true}) {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/fsbox/fsbox/engine/internal/journal"
+	"github.com/fsbox/fsbox/engine/internal/text"
 )
 
 // The journal's hooks in the change tools (engine/internal/journal keeps what they record).
@@ -89,7 +90,7 @@ func (e *Engine) record(c *call, p *jpending, rel string, before, after journal.
 
 // fileState is the journal's State of a file with content, as the commit is about to leave it.
 func fileState(content []byte, mode fs.FileMode) journal.State {
-	return journal.State{Kind: journal.File, Hash: contentHash(content), Size: int64(len(content)), Mode: uint32(mode.Perm() | mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))}
+	return journal.State{Kind: journal.File, Hash: text.ContentHash(content), Size: int64(len(content)), Mode: uint32(mode.Perm() | mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))}
 }
 
 // modeBits is the mode of fi as the journal keeps it.

@@ -24,6 +24,6 @@ func BenchmarkLockParent(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		l.unlock()
+		l.Unlock()
 	}
 }

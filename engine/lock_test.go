@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -30,12 +31,12 @@ func TestInPlaceWriteBeforeRenameIsStale(t *testing.T) {
 				fx := makeFixture(t, "d/f.txt: before\n")
 				e := fx.engine(schema.Config{})
 				h := mustCall(t, e, "read_file", map[string]any{"path": "d/f.txt"}, Hooks{}).(*schema.ReadFileResult).Hash
-				testHookCommit = func(stage string) {
+				commit.TestHookCommit = func(stage string) {
 					if stage == "before-rename" {
 						c.write(fx.abs("d/f.txt"))
 					}
 				}
-				defer func() { testHookCommit = nil }()
+				defer func() { commit.TestHookCommit = nil }()
 				args := map[string]any{"path": "d/f.txt", "expected_hash": h, "old_text": "before", "new_text": "after"}
 				if tool == "write_file" {
 					args = map[string]any{"path": "d/f.txt", "expected_hash": h, "content": "after\n"}
@@ -62,7 +63,7 @@ func tempsIn(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, en := range entries {
-		if _, ok := parseTempName(en.Name()); ok {
+		if _, ok := commit.ParseTempName(en.Name()); ok {
 			names = append(names, en.Name())
 		}
 	}

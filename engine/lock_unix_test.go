@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -150,12 +151,12 @@ func TestLockWaitHonoursCancellation(t *testing.T) {
 	e := fx.engine(schema.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	testHookCommit = func(stage string) {
+	commit.TestHookCommit = func(stage string) {
 		if stage == "lock-wait" {
 			cancel()
 		}
 	}
-	defer func() { testHookCommit = nil }()
+	defer func() { commit.TestHookCommit = nil }()
 	_, err := e.Call(ctx, schema.ToolEditFile, json.RawMessage(`{"path":"sub/g.txt","old_text":"g","new_text":"G"}`), Hooks{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("edit while another process holds the lock, cancelled: %v; want cancelled", err)
@@ -168,7 +169,7 @@ func TestLockWaitHonoursCancellation(t *testing.T) {
 		t.Fatalf("the resumed writer failed: %q", w.out.Text())
 	}
 	// The abandoned wait releases its lock once it gets it: the directory can be written again.
-	testHookCommit = nil
+	commit.TestHookCommit = nil
 	mustCall(t, e, "edit_file", map[string]any{"path": "sub/g.txt", "old_text": "g", "new_text": "G"}, Hooks{})
 	if fx.read("sub/f.txt") != "from the child\n" || fx.read("sub/g.txt") != "G\n" {
 		t.Errorf("f.txt = %q, g.txt = %q", fx.read("sub/f.txt"), fx.read("sub/g.txt"))

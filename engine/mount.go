@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -78,7 +79,7 @@ func (p mountPos) mountAt(name string) *mount {
 	if p.t == nil {
 		return nil
 	}
-	return p.t.at[joinChild(p.rel, name)]
+	return p.t.at[relpath.Child(p.rel, name)]
 }
 
 // child is the position of the handle on the real subdirectory name.
@@ -86,7 +87,7 @@ func (p mountPos) child(name string) mountPos {
 	if p.t == nil {
 		return mountPos{ro: p.ro}
 	}
-	rel := joinChild(p.rel, name)
+	rel := relpath.Child(p.rel, name)
 	if p.t.ancestors[rel] {
 		return mountPos{t: p.t, rel: rel, ro: p.ro}
 	}
@@ -96,7 +97,7 @@ func (p mountPos) child(name string) mountPos {
 // guards reports whether the entry name of the handle at p is a mount point or above one, so that
 // removing, moving or replacing it would take a mount with it.
 func (p mountPos) guards(name string) bool {
-	return p.t != nil && p.t.guards(joinChild(p.rel, name))
+	return p.t != nil && p.t.guards(relpath.Child(p.rel, name))
 }
 
 // guards reports whether rel is a mount point or a directory above one (nil-safe).
@@ -206,7 +207,7 @@ func (t *mountTable) mountToRel(comps []string) ([]string, bool) {
 	}
 	for _, m := range t.list {
 		for _, base := range m.prefixes {
-			if rest, ok := cutComponents(comps, base); ok {
+			if rest, ok := relpath.CutPrefix(comps, base); ok {
 				return append(slices.Clone(m.comps), rest...), true
 			}
 		}
@@ -233,78 +234,28 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 		return nil
 	}
 	t := &mountTable{at: map[string]*mount{}, ancestors: map[string]bool{}, names: map[string][]string{}}
-	fail := func(err *Error) *Error {
-		t.close()
-		return err
-	}
 	// Messages name the field, never the host directory: with a host that fixed the policy they
 	// reach the client at initialize.
 	for i, sm := range src {
 		field := fmt.Sprintf("mounts[%d]", i)
-		p := filepath.ToSlash(sm.Path)
-		if p == "" || strings.HasPrefix(p, "/") || strings.IndexByte(p, 0) >= 0 {
-			return fail(configError("%s.path must be a non-empty root-relative path, got %s", field, pyRepr(sm.Path)))
+		comps, rel, err := t.mountPoint(field, sm, prefix)
+		if err == nil && comps == nil {
+			continue // outside the session's root: not visible in this session
 		}
-		comps := splitPath(p)
-		if len(comps) == 0 || slices.Contains(comps, "..") || slices.Contains(strings.Split(p, "/"), ".") {
-			return fail(configError("%s.path %s must name a directory below the root without '.' or '..' components", field, pyRepr(sm.Path)))
-		}
-		if prefix != "" {
-			rest, ok := cutComponents(comps, splitPath(prefix))
-			if !ok || len(rest) == 0 {
-				continue // outside the session's root: not visible in this session
-			}
-			comps = rest
-		}
-		rel := joinRel(comps)
-		for _, other := range t.list {
-			if rel == other.path || strings.HasPrefix(rel, other.path+"/") || strings.HasPrefix(other.path, rel+"/") {
-				return fail(configError("%s.path %s overlaps the mount at %s; mounts may not nest", field, pyRepr(sm.Path), pyRepr(other.path)))
-			}
-		}
-		if sm.Dir == "" {
-			return fail(configError("%s.dir must name a host directory", field))
-		}
-		abs, err := filepath.Abs(sm.Dir)
-		if err != nil {
-			return fail(configError("%s.dir cannot be made absolute", field))
-		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			return fail(configError("%s.dir does not exist or cannot be resolved", field))
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-			return fail(configError("%s.dir is not a directory", field))
-		}
-		// The parent must be a real directory of the root, reached without symlinks, or the
-		// handles (which know real paths) would never meet the mount point.
-		parent, base := parentRel(rel)
-		if r, rerr := e.resolveRel("new", parent); rerr != nil || !r.exists || !r.info.IsDir() || r.rel != parent {
-			return fail(configError("%s.path %s: its parent must be a directory in the root, reached without symlinks", field, pyRepr(sm.Path)))
-		}
-		if r, rerr := e.resolveRel("new", rel); rerr == nil && r.exists && r.rel == rel && !r.info.IsDir() {
-			return fail(configError("%s.path %s exists in the root and is not a directory", field, pyRepr(sm.Path)))
-		}
-		root, err := os.OpenRoot(real)
-		var top *os.File
+		var m *mount
 		if err == nil {
-			if top, err = openTop(root); err != nil {
-				root.Close()
-			}
+			m, err = e.openMount(field, sm, comps, rel)
 		}
 		if err != nil {
-			return fail(configError("%s.dir cannot be opened", field))
+			t.close()
+			return err
 		}
-		m := &mount{path: rel, comps: comps, dir: real, root: root, top: top, readOnly: sm.ReadOnly,
-			prefixes: [][]string{splitPath(real)}}
-		if abs != real {
-			m.prefixes = append(m.prefixes, splitPath(abs))
-		}
+		parent, base := relpath.Parent(rel)
 		t.list = append(t.list, m)
 		t.at[rel] = m
 		t.names[parent] = append(t.names[parent], base)
 		t.ancestors["."] = true
-		for _, a := range ancestors(rel) {
+		for _, a := range relpath.Ancestors(rel) {
 			t.ancestors[a] = true
 		}
 	}
@@ -312,6 +263,80 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 		e.mounts = t
 	}
 	return nil
+}
+
+// mountPoint checks the path of the mount sm (field names it in messages) and returns it
+// relative to the session root (prefix is the session root relative to the host's; comps nil,
+// with no error, for a mount outside the session's root): a non-empty root-relative path
+// without "." or ".." components, not nesting with a mount of t.
+func (t *mountTable) mountPoint(field string, sm schema.Mount, prefix string) (comps []string, rel string, err *Error) {
+	p := filepath.ToSlash(sm.Path)
+	if p == "" || strings.HasPrefix(p, "/") || strings.IndexByte(p, 0) >= 0 {
+		return nil, "", configError("%s.path must be a non-empty root-relative path, got %s", field, pyRepr(sm.Path))
+	}
+	comps = relpath.Split(p)
+	if len(comps) == 0 || slices.Contains(comps, "..") || slices.Contains(strings.Split(p, "/"), ".") {
+		return nil, "", configError("%s.path %s must name a directory below the root without '.' or '..' components", field, pyRepr(sm.Path))
+	}
+	if prefix != "" {
+		rest, ok := relpath.CutPrefix(comps, relpath.Split(prefix))
+		if !ok || len(rest) == 0 {
+			return nil, "", nil
+		}
+		comps = rest
+	}
+	rel = relpath.Join(comps)
+	for _, other := range t.list {
+		if rel == other.path || strings.HasPrefix(rel, other.path+"/") || strings.HasPrefix(other.path, rel+"/") {
+			return nil, "", configError("%s.path %s overlaps the mount at %s; mounts may not nest", field, pyRepr(sm.Path), pyRepr(other.path))
+		}
+	}
+	return comps, rel, nil
+}
+
+// openMount resolves and opens the host directory of the mount sm at rel (components comps): an
+// existing directory, mounted where the root has a real directory as parent, reached without
+// symlinks, and no non-directory in the way.
+func (e *Engine) openMount(field string, sm schema.Mount, comps []string, rel string) (*mount, *Error) {
+	if sm.Dir == "" {
+		return nil, configError("%s.dir must name a host directory", field)
+	}
+	abs, err := filepath.Abs(sm.Dir)
+	if err != nil {
+		return nil, configError("%s.dir cannot be made absolute", field)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, configError("%s.dir does not exist or cannot be resolved", field)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return nil, configError("%s.dir is not a directory", field)
+	}
+	// The parent must be a real directory of the root, reached without symlinks, or the
+	// handles (which know real paths) would never meet the mount point.
+	parent, _ := relpath.Parent(rel)
+	if r, rerr := e.resolveRel("new", parent); rerr != nil || !r.exists || !r.info.IsDir() || r.rel != parent {
+		return nil, configError("%s.path %s: its parent must be a directory in the root, reached without symlinks", field, pyRepr(sm.Path))
+	}
+	if r, rerr := e.resolveRel("new", rel); rerr == nil && r.exists && r.rel == rel && !r.info.IsDir() {
+		return nil, configError("%s.path %s exists in the root and is not a directory", field, pyRepr(sm.Path))
+	}
+	root, err := os.OpenRoot(real)
+	var top *os.File
+	if err == nil {
+		if top, err = openTop(root); err != nil {
+			root.Close()
+		}
+	}
+	if err != nil {
+		return nil, configError("%s.dir cannot be opened", field)
+	}
+	m := &mount{path: rel, comps: comps, dir: real, root: root, top: top, readOnly: sm.ReadOnly,
+		prefixes: [][]string{relpath.Split(real)}}
+	if abs != real {
+		m.prefixes = append(m.prefixes, relpath.Split(abs))
+	}
+	return m, nil
 }
 
 // renameGuard is the mounts' refusal of a rename between two handles (rule 4): out of or into a

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -74,7 +75,7 @@ func (e *Engine) renderPiece(res *schema.ReadFileResult, sc *scanResult, header 
 	case end < p.seen:
 		res.NextColumn = &end
 		fmt.Fprintf(&body, "... (Line %d has %s characters; this shows %s–%s. Use offset=%d, column=%d to continue it.)\n",
-			offset+1, thousands(p.seen), thousands(column+1), thousands(end), offset, end)
+			offset+1, text.Thousands(p.seen), text.Thousands(column+1), text.Thousands(end), offset, end)
 	case offset+1 < sc.lines:
 		next := offset + 1
 		res.NextOffset = &next

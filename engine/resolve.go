@@ -7,6 +7,9 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // maxSymlinkHops bounds the symlinks one resolution may follow; Linux's MAXSYMLINKS is 40, and a
@@ -32,7 +35,7 @@ type resolved struct {
 //
 //  1. the empty path and paths with a NUL byte are invalid_path, and so are a Windows absolute
 //     path ("C:\x", "\\server\share") and a home-directory path ("~/x"), with a message naming
-//     the problem (foreignPathError); otherwise "\" is an ordinary character on POSIX, so
+//     the problem (fserr.ForeignPath); otherwise "\" is an ordinary character on POSIX, so
 //     "a\..\b" is a single relative name;
 //  2. an absolute path must name the root (as configured or as resolved) or something below it,
 //     else outside_root; "/proc/self/root/..." is outside like any other foreign prefix;
@@ -45,7 +48,7 @@ type resolved struct {
 //     dangling in-root link resolves to its (missing) in-root target;
 //  6. a non-directory followed by further components is parent_not_directory, and an existing
 //     non-directory spelled with a trailing "/" is not_a_directory;
-//  7. a spelling or resolved path over maxPathBytes, or over maxPathComponents components after
+//  7. a spelling or resolved path over relpath.MaxBytes, or over relpath.MaxComponents components after
 //     cwd is joined and symlinks are expanded, is path_too_long.
 //
 // The result names no symlink at the time of the check, and its FileInfo comes from a descriptor
@@ -59,10 +62,10 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	if strings.IndexByte(spelling, 0) >= 0 {
 		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(spelling))
 	}
-	if len(spelling) > maxPathBytes {
+	if len(spelling) > relpath.MaxBytes {
 		return nil, errTooLong(op, spelling)
 	}
-	if err := foreignPathError(op, spelling); err != nil {
+	if err := fserr.ForeignPath(op, spelling); err != nil {
 		return nil, err
 	}
 	var comps []string
@@ -73,7 +76,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 		}
 		comps = rest
 	} else {
-		comps = append(splitPath(e.cwd), splitPath(spelling)...)
+		comps = append(relpath.Split(e.cwd), relpath.Split(spelling)...)
 	}
 	// Where the directory handles are os.Roots (not Linux), walkComponents' Lstats follow a
 	// component swapped for an in-root symlink meanwhile; its FileInfo could then describe a
@@ -108,7 +111,7 @@ func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
 	if strings.IndexByte(rel, 0) >= 0 {
 		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(rel))
 	}
-	return e.walkComponents(op, rel, splitPath(rel))
+	return e.walkComponents(op, rel, relpath.Split(rel))
 }
 
 // walkComponents does the work of resolve on a root-relative component list, in one descriptor
@@ -116,18 +119,16 @@ func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
 // one lstat (fstatat, AT_SYMLINK_NOFOLLOW) and, for a directory with more to come, one open
 // (O_NOFOLLOW|O_DIRECTORY) relative to it. The work is linear in the number of components; only
 // ".." and an absolute symlink target re-open from the root (one open per component kept), and
-// both are bounded by maxPathComponents and maxSymlinkHops. A directory swapped for a symlink
+// both are bounded by relpath.MaxComponents and maxSymlinkHops. A directory swapped for a symlink
 // between its lstat and its open fails the open: changed_during_request.
 func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved, *Error) {
-	if len(comps) > maxPathComponents {
+	if len(comps) > relpath.MaxComponents {
 		return nil, errTooLong(op, spelling)
 	}
-	r := &resolved{spelling: spelling, lexical: lexicalClean(comps)}
+	r := &resolved{spelling: spelling, lexical: relpath.Clean(comps)}
 	done := make([]string, 0, len(comps))
 	todo := append([]string(nil), comps...)
-	exists := true
-	hops := 0
-	var last fs.FileInfo
+	w := &componentWalk{e: e, op: op, spelling: spelling, exists: true}
 	h, err := openDirHandle(e, ".", nil)
 	if err == errRootGone {
 		return nil, errRootGoneFor(op)
@@ -135,150 +136,185 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 	if err != nil {
 		return nil, osError(op, ".", spelling, err)
 	}
-	defer func() { h.close() }()
-	// reopen points h at the directory done names, walking from the root again.
-	reopen := func() *Error {
-		next, err := openDirHandle(e, joinRel(done), nil)
-		componentSteps.Add(int64(len(done)) + 1)
-		if err != nil {
-			return errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
-		}
-		h.close()
-		h = next
-		return nil
-	}
+	w.h = h
+	defer func() { w.h.close() }()
 	for len(todo) > 0 {
 		c := todo[0]
 		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(done) == 0 {
-				return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
-			}
-			done = done[:len(done)-1]
-			last = nil
-			if exists {
-				if err := reopen(); err != nil {
-					return nil, err
-				}
-			}
-			continue
+		var serr *Error
+		if done, todo, serr = w.step(c, done, todo); serr != nil {
+			return nil, serr
 		}
-		if !exists {
-			done = append(done, c)
-			continue
+	}
+	return w.finish(r, done)
+}
+
+// componentWalk is the state of one walkComponents besides the components resolved so far
+// (done, all but a missing tail existing) and still to resolve (todo), which its steps take and
+// return (kept out of the struct so that they stay on the stack): whether done exists, the
+// directory handle h of done while it does, the symlinks followed (hops), and the Lstat of done's
+// last component (nil after "..").
+type componentWalk struct {
+	e            *Engine
+	op, spelling string
+	exists       bool
+	hops         int
+	last         fs.FileInfo
+	h            dirHandle
+}
+
+// changed is the error of a component swapped while the walk used it.
+func (w *componentWalk) changed() *Error {
+	return errorf(w.op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(w.spelling))
+}
+
+// reopen points h at the directory done names, walking from the root again.
+func (w *componentWalk) reopen(done []string) *Error {
+	next, err := openDirHandle(w.e, relpath.Join(done), nil)
+	componentSteps.Add(int64(len(done)) + 1)
+	if err != nil {
+		return w.changed()
+	}
+	w.h.close()
+	w.h = next
+	return nil
+}
+
+// step resolves one component c against done (rules 3-6 of resolve).
+func (w *componentWalk) step(c string, done, todo []string) ([]string, []string, *Error) {
+	switch c {
+	case "", ".":
+		return done, todo, nil
+	case "..":
+		if len(done) == 0 {
+			return nil, nil, errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
 		}
+		done = done[:len(done)-1]
+		w.last = nil
+		if w.exists {
+			return done, todo, w.reopen(done)
+		}
+		return done, todo, nil
+	}
+	if !w.exists {
+		return append(done, c), todo, nil
+	}
+	componentSteps.Add(1)
+	fi, err := w.h.lstat(c)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			w.exists = false
+			return append(done, c), todo, nil
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil, errorf(w.op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+		}
+		return nil, nil, osError(w.op, relpath.Join(append(done, c)), w.spelling, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return w.follow(c, done, todo)
+	}
+	done, err2 := w.enter(c, fi, done, todo)
+	return done, todo, err2
+}
+
+// follow replaces the symlink c by its target (rule 4): a relative target continues from the
+// link's directory, an absolute one from the root, when it lies in the root.
+func (w *componentWalk) follow(c string, done, todo []string) ([]string, []string, *Error) {
+	w.hops++
+	if w.hops > maxSymlinkHops {
+		return nil, nil, errorf(w.op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(w.spelling))
+	}
+	target, err := w.h.readlink(c)
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return nil, nil, errTooLong(w.op, w.spelling)
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+		// Not a symlink any more, or gone: it was swapped since the lstat.
+		return nil, nil, w.changed()
+	}
+	if err != nil {
+		return nil, nil, osError(w.op, relpath.Join(append(done, c)), w.spelling, err)
+	}
+	if target == "" {
+		w.exists = false
+		return append(done, c), todo, nil
+	}
+	if strings.HasPrefix(target, "/") {
+		rest, ok := w.e.absToRel(target, false)
+		if !ok {
+			return nil, nil, errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+		}
+		done = done[:0]
+		todo = append(rest, todo...)
+		if err := w.reopen(done); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		todo = append(relpath.Split(target), todo...)
+	}
+	if len(done)+len(todo) > relpath.MaxComponents {
+		return nil, nil, errTooLong(w.op, w.spelling)
+	}
+	return done, todo, nil
+}
+
+// enter appends the existing entry c (Lstat fi, no symlink) to done and, when more components
+// follow, moves h into it: it must be a directory (rule 6).
+func (w *componentWalk) enter(c string, fi fs.FileInfo, done, todo []string) ([]string, *Error) {
+	done = append(done, c)
+	w.last = fi
+	more := relpath.HasMore(todo)
+	if !fi.IsDir() && more {
+		return nil, errorf(w.op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+	}
+	if more {
 		componentSteps.Add(1)
-		fi, err := h.lstat(c)
+		next, err := w.h.child(c)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				exists = false
-				done = append(done, c)
-				continue
+				w.exists = false
+				return done, nil
 			}
-			if errors.Is(err, syscall.ENOTDIR) {
-				return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
-			}
-			return nil, osError(op, joinRel(append(done, c)), spelling, err)
+			return nil, w.changed()
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			hops++
-			if hops > maxSymlinkHops {
-				return nil, errorf(op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(spelling))
-			}
-			target, err := h.readlink(c)
-			if errors.Is(err, syscall.ENAMETOOLONG) {
-				return nil, errTooLong(op, spelling)
-			}
-			if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
-				// Not a symlink any more, or gone: it was swapped since the lstat.
-				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
-			}
-			if err != nil {
-				return nil, osError(op, joinRel(append(done, c)), spelling, err)
-			}
-			if target == "" {
-				exists = false
-				done = append(done, c)
-				continue
-			}
-			if strings.HasPrefix(target, "/") {
-				rest, ok := e.absToRel(target, false)
-				if !ok {
-					return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
-				}
-				done = done[:0]
-				todo = append(rest, todo...)
-				if err := reopen(); err != nil {
-					return nil, err
-				}
-			} else {
-				todo = append(splitPath(target), todo...)
-			}
-			if len(done)+len(todo) > maxPathComponents {
-				return nil, errTooLong(op, spelling)
-			}
-			continue
-		}
-		done = append(done, c)
-		last = fi
-		more := hasMoreComponents(todo)
-		if !fi.IsDir() && more {
-			return nil, errorf(op, joinRel(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(spelling))
-		}
-		if more {
-			componentSteps.Add(1)
-			next, err := h.child(c)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					exists = false
-					continue
-				}
-				return nil, errorf(op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(spelling))
-			}
-			h.close()
-			h = next
-		}
+		w.h.close()
+		w.h = next
 	}
-	r.rel = joinRel(done)
-	if exists && len(r.rel) > maxPathBytes {
-		return nil, errTooLong(op, spelling)
+	return done, nil
+}
+
+// finish fills r from the walk: the resolved path (rule 7's length limit) and, when it exists,
+// its Lstat, taken through its parent when the walk ended on "..".
+func (w *componentWalk) finish(r *resolved, done []string) (*resolved, *Error) {
+	r.rel = relpath.Join(done)
+	if w.exists && len(r.rel) > relpath.MaxBytes {
+		return nil, errTooLong(w.op, w.spelling)
 	}
-	r.exists = exists
-	if exists {
-		if last == nil {
+	r.exists = w.exists
+	if w.exists {
+		if w.last == nil {
 			if len(done) > 0 {
 				// After "..": h is the directory done names; stat it through its parent.
-				if err := reopen(); err != nil {
+				if err := w.reopen(done); err != nil {
 					return nil, err
 				}
 			}
-			fi, err := h.lstat(".")
+			fi, err := w.h.lstat(".")
 			if err != nil {
-				return nil, osError(op, ".", spelling, err)
+				return nil, osError(w.op, ".", w.spelling, err)
 			}
-			last = fi
+			w.last = fi
 		}
-		r.info = last
+		r.info = w.last
 	}
 	return r, nil
 }
 
-// errTooLong is the error for a path longer than maxPathBytes or maxPathComponents.
+// errTooLong is the error for a path longer than relpath.MaxBytes or relpath.MaxComponents.
 func errTooLong(op, spelling string) *Error {
 	return errorf(op, "", kindPathTooLong, "Path %s is too long (more than %d bytes or %d components). Use a shorter path.",
-		pyRepr(truncateForMessage(spelling)), maxPathBytes, maxPathComponents)
-}
-
-// truncateForMessage shortens a long spelling for an error message: its first 100 bytes and an
-// ellipsis.
-func truncateForMessage(s string) string {
-	if len(s) <= 100 {
-		return s
-	}
-	return strings.ToValidUTF8(s[:100], "") + "..."
+		pyRepr(fserr.Shorten(spelling)), relpath.MaxBytes, relpath.MaxComponents)
 }
 
 // absToRel maps an absolute path onto root-relative components when it names the root (as
@@ -288,115 +324,26 @@ func truncateForMessage(s string) string {
 // courtesy because the OS would resolve their ".." against real directories outside the root.
 func (e *Engine) absToRel(p string, lenient bool) ([]string, bool) {
 	for _, base := range e.rootPrefixes {
-		if rest, ok := cutComponents(splitPath(p), base); ok {
+		if rest, ok := relpath.CutPrefix(relpath.Split(p), base); ok {
 			return rest, true
 		}
 	}
 	if !lenient {
 		// A symlink may name a mounted directory by its host path; a model path may not (the
 		// model knows the mount by its mount point only, and probing host paths tells nothing).
-		if rest, ok := e.mounts.mountToRel(splitPath(p)); ok {
+		if rest, ok := e.mounts.mountToRel(relpath.Split(p)); ok {
 			return rest, true
 		}
 	}
 	if lenient {
-		clean := splitPath(path.Clean(p))
+		clean := relpath.Split(path.Clean(p))
 		for _, base := range e.rootPrefixes {
-			if rest, ok := cutComponents(clean, base); ok {
+			if rest, ok := relpath.CutPrefix(clean, base); ok {
 				return rest, true
 			}
 		}
 	}
 	return nil, false
-}
-
-// cutComponents returns comps without the leading base components, if comps starts with them
-// (with no ".." among the matched ones).
-func cutComponents(comps, base []string) ([]string, bool) {
-	if len(comps) < len(base) {
-		return nil, false
-	}
-	for i, b := range base {
-		if comps[i] != b {
-			return nil, false
-		}
-	}
-	return comps[len(base):], true
-}
-
-// splitPath splits p on "/" dropping empty and "." components; ".." is kept.
-func splitPath(p string) []string {
-	parts := strings.Split(p, "/")
-	out := parts[:0]
-	for _, s := range parts {
-		if s != "" && s != "." {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// joinRel joins root-relative components; no components is the root ".".
-func joinRel(comps []string) string {
-	if len(comps) == 0 {
-		return "."
-	}
-	return strings.Join(comps, "/")
-}
-
-// lexicalClean applies ".." to comps without looking at the disk; "" when it leaves the root.
-func lexicalClean(comps []string) string {
-	out := make([]string, 0, len(comps))
-	for _, c := range comps {
-		switch c {
-		case "", ".":
-		case "..":
-			if len(out) == 0 {
-				return ""
-			}
-			out = out[:len(out)-1]
-		default:
-			out = append(out, c)
-		}
-	}
-	return joinRel(out)
-}
-
-// hasMoreComponents reports whether todo still names something below the current component.
-func hasMoreComponents(todo []string) bool {
-	for _, c := range todo {
-		if c != "" && c != "." {
-			return true
-		}
-	}
-	return false
-}
-
-// parentRel returns the root-relative parent of rel and rel's last name; the root's parent is
-// the root itself.
-func parentRel(rel string) (dir, name string) {
-	i := strings.LastIndexByte(rel, '/')
-	if i < 0 {
-		if rel == "." {
-			return ".", "."
-		}
-		return ".", rel
-	}
-	return rel[:i], rel[i+1:]
-}
-
-// ancestors returns the proper ancestors of rel, outermost first ("a", "a/b" for "a/b/c").
-func ancestors(rel string) []string {
-	if rel == "." || rel == "" {
-		return nil
-	}
-	var out []string
-	for i := 0; i < len(rel); i++ {
-		if rel[i] == '/' {
-			out = append(out, rel[:i])
-		}
-	}
-	return out
 }
 
 // display turns a root-relative path into the path results show: relative to cwd, with ".."
@@ -411,8 +358,8 @@ func (e *Engine) display(rel string) string {
 	if strings.HasPrefix(rel, e.cwd+"/") {
 		return rel[len(e.cwd)+1:]
 	}
-	cwd := splitPath(e.cwd)
-	target := splitPath(rel)
+	cwd := relpath.Split(e.cwd)
+	target := relpath.Split(rel)
 	i := 0
 	for i < len(cwd) && i < len(target) && cwd[i] == target[i] {
 		i++
@@ -435,21 +382,21 @@ func (e *Engine) displayOf(r *resolved) string {
 }
 
 // hostToModel rewrites a host path for model-facing text: inside the root it becomes
-// root-relative, anything else absolute is outsidePlaceholder, relative names stay as they are.
+// root-relative, anything else absolute is fserr.OutsidePlaceholder, relative names stay as they are.
 func (e *Engine) hostToModel(p string) string {
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
-	clean := splitPath(path.Clean(p))
+	clean := relpath.Split(path.Clean(p))
 	for _, base := range e.rootPrefixes {
-		if rest, ok := cutComponents(clean, base); ok {
-			return joinRel(rest)
+		if rest, ok := relpath.CutPrefix(clean, base); ok {
+			return relpath.Join(rest)
 		}
 	}
 	if rest, ok := e.mounts.mountToRel(clean); ok {
-		return joinRel(rest)
+		return relpath.Join(rest)
 	}
-	return outsidePlaceholder
+	return fserr.OutsidePlaceholder
 }
 
 // sameFile reports whether two FileInfos describe the same file: the same inode and the same

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -55,7 +56,7 @@ func TestReview_WriteContentReplaced(t *testing.T) {
 		t.Fatalf("events = %v", rec.events)
 	}
 	ev := rec.events[0].(*schema.FileWrittenEvent)
-	if !ev.ModifiedByReviewer || ev.ContentHash != contentHash([]byte("reviewed\nby a human\n")) {
+	if !ev.ModifiedByReviewer || ev.ContentHash != text.ContentHash([]byte("reviewed\nby a human\n")) {
 		t.Errorf("event = %+v; want the reviewer's content, marked", ev)
 	}
 }
@@ -191,7 +192,7 @@ func TestReview_EditArguments(t *testing.T) {
 	}
 	ev := rec.events[0].(*schema.FileEditedEvent)
 	want := "--- a/t.txt\n+++ b/t.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n-c\n+C\n"
-	if !ev.ModifiedByReviewer || ev.Diff != want || ev.Replacements != 2 || ev.ContentHash != contentHash([]byte("A\nb\nC\n")) {
+	if !ev.ModifiedByReviewer || ev.Diff != want || ev.Replacements != 2 || ev.ContentHash != text.ContentHash([]byte("A\nb\nC\n")) {
 		t.Errorf("event = %+v; want the diff of what was written (%q)", ev, want)
 	}
 	if rec.requests[0].Diff == ev.Diff {
@@ -394,7 +395,7 @@ func TestReview_ApproveWithEdit(t *testing.T) {
 	e := fx.engine(schema.Config{})
 	var rec recorder
 	res := mustCall(t, e, schema.ToolWriteFile, map[string]any{"path": "n.txt", "content": "model\n"}, reviewHooks(&rec, withContent("reviewer\n"))).(*schema.WriteFileResult)
-	if fx.read("n.txt") != "reviewer\n" || !res.ModifiedByReviewer || !strings.Contains(res.Text, "reviewer modified") || res.Hash != contentHash([]byte("reviewer\n")) || res.Chars != 9 {
+	if fx.read("n.txt") != "reviewer\n" || !res.ModifiedByReviewer || !strings.Contains(res.Text, "reviewer modified") || res.Hash != text.ContentHash([]byte("reviewer\n")) || res.Chars != 9 {
 		t.Errorf("write: %q on disk, %s", fx.read("n.txt"), jsonOf(res))
 	}
 	if ev, ok := rec.events[len(rec.events)-1].(*schema.FileWrittenEvent); !ok || !ev.ModifiedByReviewer || ev.ContentHash != res.Hash {

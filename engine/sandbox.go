@@ -3,13 +3,13 @@ package engine
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/posthook"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -143,7 +143,7 @@ func (e *Engine) confineProcess() error {
 		p.ReadWrite = append(p.ReadWrite, fdPath(e.jr.Dir(), e.jr.Path()))
 	}
 	for i := range e.postEdit {
-		if exe := hookExecutable(e.postEdit[i].cmd[0]); exe != "" && strings.HasPrefix(exe, "/") {
+		if exe := posthook.Executable(e.postEdit[i].Cmd[0]); exe != "" && strings.HasPrefix(exe, "/") {
 			p.Exec = append(p.Exec, exe)
 		}
 	}
@@ -189,20 +189,6 @@ func fdPath(f *os.File, path string) string {
 		return path
 	}
 	return "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
-}
-
-// hookExecutable resolves a hook's command the way the hook will be started: a name without a
-// slash through PATH (absolute), a path with one as it is (relative to the hook's directory);
-// "" when a name is not found in PATH.
-func hookExecutable(name string) string {
-	if strings.Contains(name, "/") {
-		return name
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // all returns the mounts, none for a nil table.

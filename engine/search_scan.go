@@ -7,6 +7,8 @@ import (
 	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fsbox/fsbox/engine/internal/text"
 )
 
 // Limits of the content scan. A search reads each file in chunks; a buffer grows only to hold one
@@ -230,7 +232,7 @@ type scanState struct {
 // scan reads size bytes of r (the size fstat reported; a file that grows meanwhile is read as it
 // was) and calls emit with the 1-based number and the text (terminator removed) of each matching
 // line, until emit returns false. It reports binary files (a NUL byte in the first
-// binarySniffBytes) without scanning them.
+// text.SniffBytes) without scanning them.
 func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(line int, text []byte) bool) (binary bool, err error) {
 	if st.buf == nil {
 		st.buf = make([]byte, searchChunk)
@@ -239,7 +241,7 @@ func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(lin
 	n := 0           // bytes held in buf
 	var read int64   // bytes read from r
 	lines := 0       // newlines before buf[0]
-	sniffed := false // binary check done (the first fill holds at least binarySniffBytes or all)
+	sniffed := false // binary check done (the first fill holds at least text.SniffBytes or all)
 	for {
 		eof := read >= size
 		for !eof && n < len(buf) {
@@ -256,7 +258,7 @@ func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(lin
 		}
 		if !sniffed {
 			sniffed = true
-			if hasNUL(buf[:min(n, binarySniffBytes)]) {
+			if text.HasNUL(buf[:min(n, text.SniffBytes)]) {
 				return true, nil
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -118,7 +119,7 @@ func TestReadFile_HugeFileBoundedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Text (no NUL) in the sniffed prefix, then a sparse hole: one 2 GiB line of NUL bytes.
-	head := make([]byte, 2*binarySniffBytes)
+	head := make([]byte, 2*text.SniffBytes)
 	for i := range head {
 		head[i] = 'x'
 	}

@@ -6,13 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
 )
-
-func init() {
-	register(schema.ToolStrReplaceBasedEditTool, tool((*Engine).strReplaceBasedEditTool))
-}
 
 // snippetContext is how many lines around a change the result of str_replace and insert shows.
 const snippetContext = 4
@@ -77,6 +74,23 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// editorEdit computes the text editor's str_replace or insert on old: the new content, its
+// first changed line (1-based) and how many lines the new text has.
+func editorEdit(c *call, r *resolved, a *schema.StrReplaceBasedEditToolArgs, old []byte) (updated []byte, firstLine, shownLines int, _ *Error) {
+	if a.Command == "str_replace" {
+		return strReplace(c.tool, r, a, old)
+	}
+	text := a.InsertText
+	if text == nil {
+		text = a.NewStr
+	}
+	updated, ferr := insertAt(c.tool, r, old, *a.InsertLine, *text)
+	if ferr != nil {
+		return nil, 0, 0, ferr
+	}
+	return updated, *a.InsertLine + 1, max(strings.Count(strings.TrimSuffix(*text, "\n"), "\n")+1, 1), nil
 }
 
 // editorView is the view command: a file with line numbers, or a directory two levels deep.
@@ -216,16 +230,11 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	res.ModifiedByReviewer = c.reviewed()
 	if c.hooks.ChangeRequest != nil || rule != nil {
 		diff, truncated := textdiff.Unified(r.rel, "", *a.FileText)
-		ann, aerr := e.announce(c, "write", r.rel, diff, truncated, rule, absentHash)
-		if aerr != nil {
-			return nil, aerr
+		ann, stop, aerr := e.ask(c, proposal{op: "write", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: absentHash, verb: "created"}, &res.Text, &res.ChangeOutcome)
+		if stop {
+			return res, aerr
 		}
 		switch {
-		case ann.cancelled:
-			res.Text, res.ChangeOutcome = ann.refused(r.rel, "created")
-			return res, nil
-		case ann.redo != nil:
-			return nil, ann.redo
 		case ann.content != nil && *ann.content != *a.FileText:
 			content = []byte(*ann.content)
 			res.ModifiedByReviewer = true
@@ -243,7 +252,7 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: content, guard: absentHash, create: true, locked: r.rel}); cerr != nil {
 		return nil, cerr
 	}
-	h := contentHash(content)
+	h := text.ContentHash(content)
 	after := e.runPostEdit(c, r.rel, h, "write")
 	if after != nil {
 		h = after.hash
@@ -251,14 +260,7 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	c.emit(&schema.FileWrittenEvent{EventBase: e.base(c, schema.KindFileWritten, r.rel), ContentHash: h, PostEdit: after.runList(),
 		ModifiedByReviewer: res.ModifiedByReviewer})
 	res.Text = "File created successfully at: " + a.Path
-	if e.hashes && h != absentHash {
-		res.Hash = h
-		res.Text += " [hash:" + h + "]"
-	}
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	after.report(&res.Text, &res.PostEditOutcome)
+	e.endChangeText(&res.Text, &res.Hash, h, res.ModifiedByReviewer, after, &res.PostEditOutcome)
 	return res, nil
 }
 
@@ -277,60 +279,29 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	}
 	unlock := e.lockChange(r)
 	defer unlock()
-	r, f, fi, oerr := e.openStable(c.tool, r, accessWrite)
+	r, old, oerr := e.readEditable(c, r, a.Path)
 	if oerr != nil {
 		return nil, oerr
 	}
-	old, err := readAllSized(f, fi.Size())
-	f.Close()
-	if err != nil {
-		return nil, osError(c.tool, r.rel, r.spelling, err)
+	current := text.ContentHash(old)
+	updated, firstLine, shownLines, ferr := editorEdit(c, r, a, old)
+	if ferr != nil {
+		return nil, ferr
 	}
-	if hasNUL(old) {
-		return nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; %s only edits text files.", a.Path, c.tool)
-	}
-	current := contentHash(old)
-	var updated []byte
-	var firstLine, shownLines int // 1-based first changed line and how many lines the new text has
-	if a.Command == "str_replace" {
-		var ferr *Error
-		updated, firstLine, shownLines, ferr = strReplace(c.tool, r, a, old)
-		if ferr != nil {
-			return nil, ferr
-		}
-	} else {
-		text := a.InsertText
-		if text == nil {
-			text = a.NewStr
-		}
-		var ferr *Error
-		updated, ferr = insertAt(c.tool, r, old, *a.InsertLine, *text)
-		if ferr != nil {
-			return nil, ferr
-		}
-		firstLine, shownLines = *a.InsertLine+1, max(strings.Count(strings.TrimSuffix(*text, "\n"), "\n")+1, 1)
-	}
-	diff, truncated := textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(updated))
+	diff, truncated := textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(updated))
 	res := &schema.StrReplaceBasedEditToolResult{Path: e.displayOf(r)}
 	res.ModifiedByReviewer = c.reviewed()
 	if c.hooks.ChangeRequest != nil || rule != nil {
-		ann, aerr := e.announce(c, "edit", r.rel, diff, truncated, rule, current)
-		if aerr != nil {
-			return nil, aerr
-		}
-		switch {
-		case ann.cancelled:
-			res.Text, res.ChangeOutcome = ann.refused(r.rel, "edited")
-			return res, nil
-		case ann.redo != nil:
-			return nil, ann.redo
+		ann, stop, aerr := e.ask(c, proposal{op: "edit", rel: r.rel, diff: diff, truncated: truncated, rule: rule, pin: current, verb: "edited"}, &res.Text, &res.ChangeOutcome)
+		if stop {
+			return res, aerr
 		}
 		if ann.content != nil && *ann.content != string(updated) {
 			if err := reviewerTextOnly(c, r.rel, *ann.content); err != nil {
 				return nil, err
 			}
 			updated = []byte(*ann.content)
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), *ann.content)
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), *ann.content)
 			res.ModifiedByReviewer = true
 			firstLine, shownLines = 1, 0
 		}
@@ -341,13 +312,13 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		}
 		return nil, cerr
 	}
-	h := contentHash(updated)
+	h := text.ContentHash(updated)
 	after := e.runPostEdit(c, r.rel, h, "edit")
 	if after != nil && after.changed {
 		h = after.hash
 		diff, truncated = textdiff.HeadersOnly(r.rel), true
 		if after.whole && h != absentHash {
-			diff, truncated = textdiff.Unified(r.rel, decodeLenient(old), decodeLenient(after.content))
+			diff, truncated = textdiff.Unified(r.rel, text.DecodeLenient(old), text.DecodeLenient(after.content))
 		}
 	}
 	c.emit(&schema.FileEditedEvent{EventBase: e.base(c, schema.KindFileEdited, r.rel), ContentHash: h, PostEdit: after.runList(),
@@ -361,15 +332,8 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		b.WriteByte('\n')
 	}
 	b.WriteString("Review the changes and make sure they are as expected. Edit the file again if necessary.")
-	if e.hashes && h != absentHash {
-		res.Hash = h
-		b.WriteString(" [hash:" + h + "]")
-	}
 	res.Text = b.String()
-	if res.ModifiedByReviewer {
-		res.Text += reviewNote
-	}
-	after.report(&res.Text, &res.PostEditOutcome)
+	e.endChangeText(&res.Text, &res.Hash, h, res.ModifiedByReviewer, after, &res.PostEditOutcome)
 	return res, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -21,7 +23,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 	e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private"}})
 	outsideBefore := snapshot(t, fx.outside)
 	privateBefore := snapshot(t, fx.abs("private"))
-	forbidden := []string{"OUTSIDE", "PRIVATE", contentHash([]byte("OUTSIDE\n")), contentHash([]byte("PRIVATE\n"))}
+	forbidden := []string{"OUTSIDE", "PRIVATE", text.ContentHash([]byte("OUTSIDE\n")), text.ContentHash([]byte("PRIVATE\n"))}
 
 	stopFlipping := flipDirectory(fx, "dir", fx.outside, "private")
 
@@ -66,7 +68,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 }
 
 // TestCommitDetectsSwaps swaps a component at the exact points a race would hit (through
-// testHookCommit) and checks the write is refused with nothing written anywhere.
+// commit.TestHookCommit) and checks the write is refused with nothing written anywhere.
 func TestCommitDetectsSwaps(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -100,12 +102,12 @@ func TestCommitDetectsSwaps(t *testing.T) {
 			fx := makeFixture(t, "dir/f.txt: inside\n", "private/f.txt: PRIVATE\n", "$OUTSIDE/f.txt: OUTSIDE\n")
 			e := fx.engine(schema.Config{DeniedPatterns: &[]string{"private"}})
 			before := snapshot(t, fx.outside) + snapshot(t, fx.abs("private"))
-			testHookCommit = func(stage string) {
+			commit.TestHookCommit = func(stage string) {
 				if stage == c.stage {
 					c.swap(fx)
 				}
 			}
-			defer func() { testHookCommit = nil }()
+			defer func() { commit.TestHookCommit = nil }()
 			_, err := tryCall(t, e, "write_file", map[string]any{"path": "dir/f.txt", "content": "new\n"}, Hooks{})
 			wantKind(t, c.name, err, "changed_during_request")
 			if after := snapshot(t, fx.outside) + snapshot(t, fx.abs("private")); after != before {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -35,7 +36,7 @@ func TestPausedWriterChild(t *testing.T) {
 		os.Exit(2)
 	}
 	in := bufio.NewReader(os.Stdin)
-	testHookCommit = func(stage string) {
+	commit.TestHookCommit = func(stage string) {
 		if stage == "before-rename" {
 			fmt.Println("paused")
 			in.ReadString('\n')
@@ -169,19 +170,19 @@ func TestSweepSparesLiveWritersTemp(t *testing.T) {
 	if len(temps) != 1 {
 		t.Fatalf("the paused writer has %v, want one temporary file", temps)
 	}
-	old := time.Now().Add(-2 * staleTempAge)
+	old := time.Now().Add(-2 * commit.StaleTempAge)
 	if err := os.Chtimes(fx.abs("sub/"+temps[0]), old, old); err != nil {
 		t.Fatal(err)
 	}
 
 	e := fx.engine(schema.Config{})
 	waiting := make(chan struct{})
-	testHookCommit = func(stage string) {
+	commit.TestHookCommit = func(stage string) {
 		if stage == "lock-wait" {
 			close(waiting)
 		}
 	}
-	defer func() { testHookCommit = nil }()
+	defer func() { commit.TestHookCommit = nil }()
 	done := make(chan *Error, 1)
 	go func() {
 		raw := json.RawMessage(`{"path":"sub/g.txt","content":"parent\n"}`)

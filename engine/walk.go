@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -276,14 +278,14 @@ func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry
 		f.hidden.Dot++
 		return walkEntry{}, false
 	}
-	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(joinChild(d.lex, name), de.IsDir())) {
+	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(relpath.Child(d.lex, name), de.IsDir())) {
 		f.hidden.Ignored++
 		return walkEntry{}, false
 	}
-	ent := walkEntry{name: name, lex: joinChild(d.lex, name), mode: de.Type()}
+	ent := walkEntry{name: name, lex: relpath.Child(d.lex, name), mode: de.Type()}
 	ent.rel = ent.lex
 	if d.rel != d.lex {
-		ent.rel = joinChild(d.rel, name)
+		ent.rel = relpath.Child(d.rel, name)
 	}
 	var r *resolved
 	if ent.mode&fs.ModeSymlink != 0 {
@@ -342,7 +344,7 @@ func (e *Engine) walkDenied(rel, lex string) bool {
 		if lex != rel {
 			names = append(names, p.frame(lex))
 		}
-		if _, denied := p.deniedIx.first(names); denied {
+		if _, denied := p.deniedIx.First(names); denied {
 			return true
 		}
 	}
@@ -352,19 +354,18 @@ func (e *Engine) walkDenied(rel, lex string) bool {
 // denies reports whether some layer has a denied pattern that can match.
 func (e *Engine) denies() bool {
 	for _, p := range e.policies {
-		if p.denied.matchers() {
+		if p.denied.Matchers() {
 			return true
 		}
 	}
 	return false
 }
 
-// joinChild joins a root-relative directory and a name.
-func joinChild(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
+// searched emits the event of a search below rel: "find" for find_files and list_files, "grep"
+// for search_files and grep, with the pattern the model gave and what the result holds.
+func (e *Engine) searched(c *call, rel, pattern, search string, matches int, truncated bool) {
+	c.emit(&schema.FilesSearchedEvent{EventBase: e.base(c, schema.KindFilesSearched, rel), Pattern: pattern, Search: search,
+		MatchCount: matches, Truncated: truncated})
 }
 
 // entryLine formats an entry the way list_directory and directory_tree show it: "dir/" or
@@ -381,13 +382,13 @@ func (e *Engine) entryLine(b *strings.Builder, ent *walkEntry) {
 }
 
 // fitEntry writes ent's line to b (after a newline, but for the first) when it fits the budget.
-func (e *Engine) fitEntry(budget *outputBudget, b *strings.Builder, ent *walkEntry) bool {
+func (e *Engine) fitEntry(budget *text.Budget, b *strings.Builder, ent *walkEntry) bool {
 	start := b.Len()
 	if start > 0 {
 		b.WriteByte('\n')
 	}
 	e.entryLine(b, ent)
-	if !budget.take(utf8.RuneCountInString(b.String()[start:])) {
+	if !budget.Take(utf8.RuneCountInString(b.String()[start:])) {
 		// Cut back to where the line began (the builder keeps its bytes; the text is rebuilt).
 		s := b.String()[:start]
 		b.Reset()
@@ -402,7 +403,7 @@ func endBudget(b *strings.Builder, limit int, narrow string, hidden schema.Hidde
 	if b.Len() > 0 {
 		b.WriteByte('\n')
 	}
-	b.WriteString(budgetLine(limit, narrow))
+	b.WriteString(text.BudgetLine(limit, narrow))
 	endHidden(b, hidden)
 }
 

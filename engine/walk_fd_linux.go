@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // On Linux the walkers hold each directory as a bare descriptor and work relative to it with
@@ -43,7 +46,7 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 	if err != nil {
 		return dirHandle{}, err
 	}
-	for _, name := range splitPath(rel) {
+	for _, name := range relpath.Split(rel) {
 		componentSteps.Add(1)
 		next, err := h.child(name)
 		h.close()
@@ -85,7 +88,7 @@ func rootHandle(top *os.File, pos mountPos) (dirHandle, error) {
 	fd := -1
 	// A new open of "." rather than a dup: a duplicate would share the directory offset that
 	// getdents advances, so a second listing would come back empty.
-	err := withFd(top, func(s int) error {
+	err := commit.WithFd(top, func(s int) error {
 		var oerr error
 		fd, oerr = openat(s, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 		return oerr
@@ -118,7 +121,7 @@ func confirmResolved(e *Engine, rel string, want fs.FileInfo) bool { return true
 // openFileAt opens the root-relative rel for reading by descriptor: its directory one O_NOFOLLOW
 // component at a time from the root (openDirHandle), then the file itself (openRead).
 func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
-	dir, name := parentRel(rel)
+	dir, name := relpath.Parent(rel)
 	h, err := openDirHandle(e, dir, nil)
 	if err != nil {
 		return nil, nil, err
@@ -136,7 +139,7 @@ func (e *Engine) openFileAt(rel string) (entryFile, fs.FileInfo, error) {
 // of the runtime poller (an os.Root open registers every file with it, five system calls wasted).
 func createTemp(_ *os.Root, dirFile *os.File, name string, perm fs.FileMode) (*os.File, error) {
 	fd := -1
-	err := withFd(dirFile, func(s int) error {
+	err := commit.WithFd(dirFile, func(s int) error {
 		for {
 			var oerr error
 			fd, oerr = syscall.Openat(s, name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm))
@@ -181,7 +184,7 @@ func (h dirHandle) child(name string) (dirHandle, error) {
 }
 
 // readlink returns the target of the symlink name below h (readlinkat); a target longer than
-// maxPathBytes is an error.
+// relpath.MaxBytes is an error.
 func (h dirHandle) readlink(name string) (string, error) {
 	if h.mnt.mountAt(name) != nil {
 		return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.EINVAL}
@@ -190,7 +193,7 @@ func (h dirHandle) readlink(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	buf := make([]byte, maxPathBytes+1)
+	buf := make([]byte, relpath.MaxBytes+1)
 	for {
 		n, _, errno := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(h.fd), uintptr(unsafe.Pointer(p)),
 			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
@@ -200,7 +203,7 @@ func (h dirHandle) readlink(name string) (string, error) {
 		if errno != 0 {
 			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: errno}
 		}
-		if int(n) > maxPathBytes {
+		if int(n) > relpath.MaxBytes {
 			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: syscall.ENAMETOOLONG}
 		}
 		return string(buf[:n]), nil

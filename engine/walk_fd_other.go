@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 )
 
 // dirHandle is a directory being walked, through an os.Root confined to it (the Linux version
@@ -23,7 +25,7 @@ func openDirHandle(e *Engine, rel string, want fs.FileInfo) (dirHandle, error) {
 	if err != nil {
 		return dirHandle{}, err
 	}
-	for _, name := range splitPath(rel) {
+	for _, name := range relpath.Split(rel) {
 		next, err := h.child(name)
 		h.close()
 		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
