@@ -32,7 +32,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -135,7 +134,8 @@ type Options struct {
 type Journal struct {
 	mu     sync.Mutex
 	root   *os.Root
-	dirF   *os.File // the directory, held with flock for the session
+	dirF   *os.File // the directory, held with flock for the session (lock_unix.go)
+	lockF  *os.File // Windows: the locked session.lock file (lock_windows.go); nil elsewhere
 	idx    *os.File
 	path   string
 	temp   bool
@@ -191,8 +191,8 @@ func Open(o Options) (*Journal, error) {
 	if j.dirF, err = j.root.Open("."); err != nil {
 		return fail(err)
 	}
-	if err := syscall.Flock(int(j.dirF.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return fail(ErrBusy)
+	if err := j.lockSession(); err != nil {
+		return fail(err)
 	}
 	if err := j.root.Mkdir(blobDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fail(err)
@@ -233,6 +233,10 @@ func (j *Journal) closeFiles() {
 	if j.idx != nil {
 		j.idx.Close()
 		j.idx = nil
+	}
+	if j.lockF != nil {
+		j.lockF.Close()
+		j.lockF = nil
 	}
 	if j.dirF != nil {
 		j.dirF.Close()
@@ -369,7 +373,7 @@ func (j *Journal) appendLocked(r record) error {
 	if err := j.writeLocked(r); err != nil {
 		return err
 	}
-	return syscall.Fdatasync(int(j.idx.Fd()))
+	return datasync(j.idx)
 }
 
 // writeLocked appends one index line without syncing it.
@@ -529,7 +533,7 @@ func (j *Journal) Sync() error {
 
 // syncIndex syncs idx, the index as of generation gen.
 func (j *Journal) syncIndex(idx *os.File, gen uint64) error {
-	err := syscall.Fdatasync(int(idx.Fd()))
+	err := datasync(idx)
 	if err != nil {
 		j.mu.Lock()
 		if j.gen != gen {
