@@ -66,19 +66,39 @@ def hidden(root: pathlib.Path) -> list[str]:
     return [SECRET, str(root), str(root.parent)]
 
 
+def spy_clients(monkeypatch: pytest.MonkeyPatch, module: Any, name: str = "AsyncClient") -> list[dict[str, Any]]:
+    """The keyword arguments of every client the adapter module starts (real clients, real
+    servers: the spy only records)."""
+    started: list[dict[str, Any]] = []
+    real = getattr(module, name)
+
+    class Recorded(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            started.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, Recorded)
+    return started
+
+
 # -- pydantic-ai ------------------------------------------------------------------------------------
 
 
-def test_pydantic_ai_file_system(where: tuple[pathlib.Path, pathlib.Path], fsbox_bin: str) -> None:
+def test_pydantic_ai_file_system(
+    where: tuple[pathlib.Path, pathlib.Path], fsbox_bin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """FileSystem(audit=...): a line per tool call of a FunctionModel, each on disk before the
-    model's next turn; the image read is one line, from the one process (its bytes reach the model)."""
+    model's next turn; the image read is one line, from the one process, which is audited (no
+    second process reads the image's bytes unlogged), and the bytes reach the model."""
     pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent, BinaryContent
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+    from fsbox.integrations import pydantic_ai as module
     from fsbox.integrations.pydantic_ai import FileSystem
 
+    started = spy_clients(monkeypatch, module)
     root, log = where
     log.parent.mkdir()
     calls = [
@@ -115,7 +135,7 @@ def test_pydantic_ai_file_system(where: tuple[pathlib.Path, pathlib.Path], fsbox
     one_process(recs)
     assert seen_lines == [0, 1, 2, 3, 4, 5]  # each call's line was written before the model went on
     assert images and images[0] == PNG
-    assert fs.get_toolset()._media == {}
+    assert [kw.get("audit") for kw in started] == [fsbox.AuditLog(path=log, max_bytes=1 << 20, keep=2)]
 
 
 def test_pydantic_ai_restore_after_the_run_is_logged(where: tuple[pathlib.Path, pathlib.Path], fsbox_bin: str) -> None:
