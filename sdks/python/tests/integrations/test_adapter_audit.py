@@ -135,7 +135,9 @@ def test_pydantic_ai_file_system(
     one_process(recs)
     assert seen_lines == [0, 1, 2, 3, 4, 5]  # each call's line was written before the model went on
     assert images and images[0] == PNG
-    assert [kw.get("audit") for kw in started] == [fsbox.AuditLog(path=log, max_bytes=1 << 20, keep=2)]
+    assert [(kw.get("audit"), kw.get("result_shape")) for kw in started] == [
+        (fsbox.AuditLog(path=log, max_bytes=1 << 20, keep=2), "both")
+    ]
 
 
 def test_pydantic_ai_restore_after_the_run_is_logged(where: tuple[pathlib.Path, pathlib.Path], fsbox_bin: str) -> None:
