@@ -57,7 +57,9 @@ const READ_TOOLS: ReadonlySet<string> = new Set(TOOLS.filter((t) => t.read_only)
  * startClient starts a Client for the AI SDK tools: `Client.start` with `resultShape: "text"`
  * unless the options say otherwise. The tools hand the model only the text, so the typed fields
  * would be encoded by the server and parsed here for nobody (a list_directory of 300 entries
- * sends a third of the bytes in the text shape).
+ * sends a third of the bytes in the text shape). Every other option passes through as it is:
+ * `audit: { path, maxBytes, keep, sync }` (or a path) has the server append a line per tool call
+ * the model makes to that log (docs/protocol.md §9).
  */
 export function startClient(options: ClientOptions): Promise<Client> {
   return Client.start({ resultShape: "text", ...options });

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,9 @@ from fsbox.integrations._common import SyncOwner
 def test_sync_owner_restore_after_close(tmp_path: pathlib.Path, fsbox_bin: str) -> None:
     """The LangChain toolkit's and the deepagents backend's restore(): after close() too."""
     (tmp_path / "a.txt").write_text("a\n")
-    owner = SyncOwner(tmp_path, config=None, binary=fsbox_bin, approve="never", on_event=None, checkpoints=True)
+    owner = SyncOwner(
+        tmp_path, config=None, binary=fsbox_bin, approve="never", on_event=None, result_shape="text", checkpoints=True
+    )
     owner.client.call("write_file", {"path": "a.txt", "content": "changed\n"})
     owner.client.call("write_file", {"path": "b.txt", "content": "new\n"})
     owner.close()
@@ -51,7 +54,7 @@ def test_pydantic_ai_restore_after_a_run(tmp_path: pathlib.Path, fsbox_bin: str)
     fs = FileSystem(root_dir=tmp_path, binary=fsbox_bin, checkpoints=True)
     agent = Agent(model, capabilities=[fs])
 
-    async def run_then_restore() -> dict:
+    async def run_then_restore() -> dict[str, Any]:
         assert (await agent.run("go")).output == "done"
         assert (tmp_path / "notes.txt").read_text() == "hello\nthere\n"
         return await fs.restore()

@@ -5,7 +5,8 @@ with tempfile.mkdtemp, removed when the adapter is garbage-collected or the proc
 the server is asked for a checkpoint as soon as it starts. ``restore()`` then puts every path the
 run changed back, through the running server or, once the run ended and the server stopped, a
 new one on the same journal (the journal outlives the process). A path someone else changed
-since fsbox last wrote it is left alone and reported, unless ``force=True``.
+since fsbox last wrote it is left alone and reported, unless ``force=True``. With an audit log
+that new server logs the restore to it too (one ``checkpoint/restore`` line).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._types_gen import CheckpointRestoreResult
-from ..client import AsyncClient, Client
+from ..client import AsyncClient, AuditLog, Client
 
 
 class RunCheckpoints:
@@ -42,6 +43,10 @@ class RunCheckpoints:
         out["journal"] = journal
         return out
 
+    def roots(self) -> set[str]:
+        """The roots (resolved) a restore puts back: each one a run started on."""
+        return set(self._marks)
+
     async def started(self, root: str, client: AsyncClient) -> None:
         """Mark the start of a run on a server that just started."""
         cp = await client.create_checkpoint("run start")
@@ -62,6 +67,7 @@ class RunCheckpoints:
         config: Mapping[str, Any],
         binary: Any,
         force: bool,
+        audit: AuditLog | None = None,
     ) -> dict[str, CheckpointRestoreResult]:
         """Restore every root to its last run-start checkpoint; the result per root."""
         out: dict[str, CheckpointRestoreResult] = {}
@@ -71,7 +77,7 @@ class RunCheckpoints:
             if client is not None:
                 out[key] = await client.restore_checkpoint(mark, force=force)
                 continue
-            async with AsyncClient(key, config=self._restore_config(key, config), binary=binary) as c:
+            async with AsyncClient(key, config=self._restore_config(key, config), binary=binary, audit=audit) as c:
                 out[key] = await c.restore_checkpoint(mark, force=force)
         return out
 
@@ -82,6 +88,7 @@ class RunCheckpoints:
         config: Mapping[str, Any],
         binary: Any,
         force: bool,
+        audit: AuditLog | None = None,
     ) -> dict[str, CheckpointRestoreResult]:
         """restore, for blocking Clients."""
         out: dict[str, CheckpointRestoreResult] = {}
@@ -91,7 +98,7 @@ class RunCheckpoints:
             if client is not None:
                 out[key] = client.restore_checkpoint(mark, force=force)
                 continue
-            with Client(key, config=self._restore_config(key, config), binary=binary) as c:
+            with Client(key, config=self._restore_config(key, config), binary=binary, audit=audit) as c:
                 out[key] = c.restore_checkpoint(mark, force=force)
         return out
 

@@ -19,6 +19,13 @@ the adapters that hand the model only the text (LangChain, the editor formats, t
 editor, pydantic-ai, which fetches an image's or PDF's bytes separately), ``"typed"`` for
 deepagents, whose backend returns the typed fields. bench/README.md ("Adapters: result shapes")
 has the bytes and parse times behind each choice.
+
+Each adapter that starts its own server takes ``audit=``, what ``fsbox.Client`` takes (an
+``fsbox.AuditLog`` or a path), and hands it to every server it starts: the one its tools call and
+the one a ``restore()`` after the run starts. Every tool call the model makes is then one line of
+that log (docs/protocol.md §9), written before the model sees the result. An adapter never runs
+two servers on one log at once: their lines would interleave with two sequences, and their
+rotations would race.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from ..client import ChangeRequest, Client, OnEvent, ResultShape
+from ..client import AuditLog, ChangeRequest, Client, OnEvent, PathLike, ResultShape
 from .._types_gen import READ_ONLY_TOOLS
 from ..errors import FsboxError
 
@@ -49,6 +56,19 @@ def is_change_tool(name: str) -> bool:
     server adds): holding the gate for a read costs a little order; missing it for a change would
     answer its request from another call's approval."""
     return name not in READ_TOOLS
+
+
+def audit_log(audit: AuditLog | PathLike | None) -> AuditLog | None:
+    """audit as an AuditLog (a path becomes ``AuditLog(path)``), None for no log.
+
+    Checked when the adapter is made, so a mistyped argument fails there, naming ``audit``,
+    rather than at the first tool call.
+    """
+    if audit is None or isinstance(audit, AuditLog):
+        return audit
+    if isinstance(audit, (str, os.PathLike)):
+        return AuditLog(path=audit)
+    raise TypeError(f"audit must be an fsbox.AuditLog or a path, not {type(audit).__name__}")
 
 
 def counts_as_retry(err: FsboxError) -> bool:
@@ -254,7 +274,9 @@ class SyncOwner:
     """A blocking fsbox Client owned by an adapter object: started on first use, stopped by
     close(), at the end of a ``with`` block, or when the owner is collected; its change requests
     go to the owner's gate. result_shape is the shape the adapter's calls need (see the module
-    doc)."""
+    doc). With ``audit`` the server appends a line per call to that log; the owner runs one
+    process at a time (a restore after close() starts the next only once this one stopped), so
+    the log's lines are one process's at a time, numbered from 1 by each."""
 
     def __init__(
         self,
@@ -266,8 +288,10 @@ class SyncOwner:
         on_event: OnEvent | None,
         result_shape: ResultShape,
         checkpoints: bool = False,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
         self.root_dir = root_dir
+        self.audit = audit_log(audit)
         self.config = dict(config or {})
         self.binary = binary
         self.on_event = on_event
@@ -295,6 +319,7 @@ class SyncOwner:
                 on_event=self.on_event,
                 on_change_request=self._gate.decide if self._gate.asks() else None,
                 result_shape=self.result_shape,
+                audit=self.audit,
             )
             self._client = client
             self._finalizer = weakref.finalize(self, client.close)
@@ -312,7 +337,9 @@ class SyncOwner:
         if self._checkpoints is None:
             raise RuntimeError("restore() needs checkpoints=True")
         running = {os.fspath(self.root_dir): self._client} if self._client is not None else {}
-        results = self._checkpoints.restore_sync(running, config=self.config, binary=self.binary, force=force)
+        results = self._checkpoints.restore_sync(
+            running, config=self.config, binary=self.binary, force=force, audit=self.audit
+        )
         return next(iter(results.values()), None)
 
     def close(self) -> None:

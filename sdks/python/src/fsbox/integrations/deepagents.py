@@ -49,6 +49,12 @@ What it maps, and where it differs from deepagents' ``FilesystemBackend``:
    not its bytes; ``download_files`` of a binary file reports an error; files whose text is not
    valid UTF-8 are shown with U+FFFD and refused by ``replace_all`` (a plain ``edit`` keeps their
    bytes).
+10. **Audit**: with ``audit=fsbox.AuditLog(path, ...)`` (or a path) the server appends a line per
+    fsbox call to that file (docs/protocol.md §9). Most deepagents tool calls are one fsbox call;
+    some are more, each its own line: a write into a directory that may be missing asks
+    ``file_info`` first (and ``create_directory`` when it is), ``edit`` with ``replace_all`` reads
+    then writes, a long read is several pages, a change a human decided is the refused call and
+    the decided one, and deepagents' permission checks resolve links with ``file_info``.
 """
 
 from __future__ import annotations
@@ -79,7 +85,7 @@ from deepagents.backends.protocol import (
 from deepagents.backends.utils import EMPTY_CONTENT_WARNING
 
 from .._types_gen import FindFilesResult, ListDirectoryResult, ReadFileResult, SearchFilesResult
-from ..client import OnEvent
+from ..client import AuditLog, OnEvent, PathLike
 from ..errors import FsboxError
 from . import _deepagents_hooks
 from ._common import ApproveMode, PendingChange, SyncOwner, agent_path as _rel, ask_human
@@ -100,6 +106,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
         approve: ApproveMode = "rules",
         on_event: OnEvent | None = None,
         checkpoints: bool = False,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
         cfg = dict(config or {})
         if permissions:
@@ -121,6 +128,7 @@ class FsboxBackend(BackendProtocol, SyncOwner):
             on_event=on_event,
             result_shape="typed",
             checkpoints=checkpoints,
+            audit=audit,
         )
         self._agent_interrupts: set[tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         self._gate.covered = self._asked_by_agent

@@ -61,7 +61,7 @@ def editor_toolset(
 ) -> Any:
     """A pydantic-ai toolset (:class:`fsbox.pydantic_ai.FsboxToolset`) serving the edit formats.
 
-    kwargs are FsboxToolset's (binary, approve, on_event, max_retries, id).
+    kwargs are FsboxToolset's (binary, approve, on_event, max_retries, id, checkpoints, audit).
     """
     from .pydantic_ai import FsboxToolset
 
@@ -78,7 +78,7 @@ def EditorToolkit(  # noqa: N802 - reads as the class it returns
 ) -> Any:
     """A LangChain toolkit (:class:`fsbox.langchain.FsboxToolkit`) serving the edit formats.
 
-    kwargs are FsboxToolkit's (binary, approve, review, on_event).
+    kwargs are FsboxToolkit's (binary, approve, review, on_event, checkpoints, audit).
     """
     from .langchain import FsboxToolkit
 

@@ -32,6 +32,10 @@ What it maps:
   ``with`` block, or when the toolkit is garbage-collected.
 - **Checkpoints**: with ``checkpoints=True`` the server keeps a journal and marks the moment it
   starts; ``toolkit.restore()`` (during or after the run) puts back everything the agent changed.
+- **Audit**: ``audit=fsbox.AuditLog(path, ...)`` (or a path) makes the server append one JSON line
+  per tool call to that file (an ``AuditRecord``: tool, root-relative paths, outcome, hashes,
+  who approved; never contents or host paths), before the tool returns; it must lie outside the
+  root. A restore after close() logs to it too.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from ..client import OnEvent
+from ..client import AuditLog, OnEvent, PathLike
 from ..errors import FsboxError
 from ._common import (
     is_change_tool,
@@ -72,6 +76,7 @@ class FsboxToolkit(SyncOwner):
         review: Review | None = None,
         on_event: OnEvent | None = None,
         checkpoints: bool = False,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
         # Only the text reaches the model: the server sends nothing else (result shape "text").
         super().__init__(
@@ -82,6 +87,7 @@ class FsboxToolkit(SyncOwner):
             on_event=on_event,
             result_shape="text",
             checkpoints=checkpoints,
+            audit=audit,
         )
         self.review = review
 

@@ -26,6 +26,9 @@ What it maps:
 - **Lifecycle**: the fsbox process starts on first use (or on ``async with``) and stops on
   ``aclose()`` or at the end of the ``async with`` block. An ``AsyncClient`` passed as ``client``
   is used as it is and never closed here.
+- **Audit**: ``audit=fsbox.AuditLog(path, ...)`` (or a path) makes the editor's own process append
+  one JSON line per operation to that file (docs/protocol.md §9). With ``client=`` pass ``audit=``
+  to that client instead: the editor refuses both at once rather than leave the log unset.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ from typing import Any
 
 from agents.editor import ApplyPatchOperation, ApplyPatchResult
 
-from ..client import AsyncClient
+from ..client import AsyncClient, AuditLog, PathLike
 from ..errors import ToolRetryError
+from ._common import audit_log
 
 __all__ = ["FsboxEditor"]
 
@@ -55,7 +59,13 @@ class FsboxEditor:
         config: Mapping[str, Any] | None = None,
         binary: str | os.PathLike[str] | None = None,
         client: AsyncClient | None = None,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
+        if client is not None and audit is not None:
+            raise ValueError(
+                "FsboxEditor(audit=...) logs the process the editor starts; a client passed as "
+                "client= is already running: start it with AsyncClient(..., audit=...) instead"
+            )
         cfg = dict(config or {})
         tools = list(cfg.get("tools") or ["read_file", _TOOL])
         if _TOOL not in tools:
@@ -64,6 +74,7 @@ class FsboxEditor:
         self._root_dir = root_dir
         self._config = cfg
         self._binary = binary
+        self._audit = audit_log(audit)
         self._client = client
         self._owned = client is None
         self._lock = asyncio.Lock()
@@ -73,7 +84,11 @@ class FsboxEditor:
             if self._client is None:
                 # Only the text goes back to the model (result shape "text").
                 self._client = await AsyncClient(
-                    self._root_dir, config=self._config, binary=self._binary, result_shape="text"
+                    self._root_dir,
+                    config=self._config,
+                    binary=self._binary,
+                    result_shape="text",
+                    audit=self._audit,
                 ).start()
             return self._client
 

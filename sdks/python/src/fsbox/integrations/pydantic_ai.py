@@ -41,6 +41,13 @@ What it maps:
   keeps clear of the capability's own ``on_event`` hook.
 - **Lifecycle**: the process starts when the agent enters the toolset (the first run, or
   ``async with agent``) and stops when the last user leaves it; an exception in the run closes it.
+- **Audit**: ``audit=fsbox.AuditLog(path, ...)`` (or a path) makes the server append one JSON
+  line per tool call to that file (docs/protocol.md §9), written before the model sees the result;
+  a ``restore()`` after the run logs to it too. An audited toolset runs a single process, in the
+  default result shape: an image's or PDF's bytes come with the read itself, so no second
+  process reads anything the log does not show, and the log's lines are one process's, numbered
+  in order. So it serves one workspace at a time: a run in another workspace while the first
+  one's process runs is refused (give each workspace its own FileSystem and log).
 """
 
 from __future__ import annotations
@@ -61,11 +68,11 @@ from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-from ..client import AsyncClient, ChangeRequest, OnEvent
+from ..client import AsyncClient, AuditLog, ChangeRequest, OnEvent, PathLike
 from ..errors import FsboxError, ToolFatalError
 from . import _harness
 from ._checkpoints import RunCheckpoints
-from ._common import ApproveMode, ChangeGate, counts_as_retry, harness_config, is_change_tool
+from ._common import ApproveMode, ChangeGate, audit_log, counts_as_retry, harness_config, is_change_tool
 from ._workspace import WorkspaceRoot, workspace_root
 
 __all__ = ["FileSystem", "FsboxToolset"]
@@ -107,6 +114,9 @@ class FsboxToolset(AbstractToolset[Any]):
     change is announced as the harness's ``FileChangeRequestEvent`` first and the harness's event
     types are emitted through the run; that needs the tools to come from a capability, as
     pydantic-ai accepts capability events only from those.
+
+    With ``audit`` (an ``fsbox.AuditLog`` or a path) every server the toolset starts logs each
+    call there; see the module doc for why an audited toolset keeps one process.
     """
 
     def __init__(
@@ -122,6 +132,7 @@ class FsboxToolset(AbstractToolset[Any]):
         workspace: bool = False,
         harness_events: bool = False,
         checkpoints: bool = False,
+        audit: AuditLog | PathLike | None = None,
     ) -> None:
         if root_dir is None and not workspace:
             raise ValueError("root_dir is required unless workspace=True")
@@ -144,6 +155,7 @@ class FsboxToolset(AbstractToolset[Any]):
         self._calls: list[_Call] = []
         self._change_call: _Call | None = None
         self._checkpoints = RunCheckpoints() if checkpoints else None
+        self.audit = audit_log(audit)
 
     @property
     def id(self) -> str | None:
@@ -193,6 +205,13 @@ class FsboxToolset(AbstractToolset[Any]):
         client = self._clients.get(where)
         if client is not None:
             return client
+        if self.audit is not None and self._clients:
+            # A second process on the same log: two sequences interleaved, rotations racing.
+            raise UserError(
+                "This fsbox toolset has an audit log and already runs a server for another workspace; "
+                "one log takes one server at a time. Give each workspace its own FileSystem (or "
+                "FsboxToolset) with its own `audit=` log, or run them one after the other."
+            )
         config = dict(self.config)
         if where.cwd is not None and where.cwd != ".":
             config.setdefault("cwd", where.cwd)
@@ -206,7 +225,9 @@ class FsboxToolset(AbstractToolset[Any]):
             binary=self.binary,
             on_event=self._event if (self.on_event is not None or self.harness_events) else None,
             on_change_request=self._change_request if self._asks() else None,
-            result_shape="text",
+            # Audited: the default shape, whose reads carry an image's bytes, so no media process.
+            result_shape="both" if self.audit is not None else "text",
+            audit=self.audit,
         )
         await client.start()
         self._clients[where] = client
@@ -218,7 +239,9 @@ class FsboxToolset(AbstractToolset[Any]):
     async def _media_client(self, client: AsyncClient) -> AsyncClient:
         """The client that reads images and PDFs for client's root: the same root and config in
         the default shape, whose read_file result carries the bytes. It reports no events (the
-        read through client already did) and answers no change requests (it only reads)."""
+        read through client already did) and answers no change requests (it only reads). Never
+        for an audited toolset: its one process reads in the default shape."""
+        assert self.audit is None, "an audited toolset starts no media process"
         media = self._media.get(client)
         if media is None:
             root, config = self._specs[client]
@@ -241,8 +264,15 @@ class FsboxToolset(AbstractToolset[Any]):
         """
         if self._checkpoints is None:
             raise UserError("restore() needs checkpoints=True")
+        running = {w.root: c for w, c in self._clients.items()}
+        if self.audit is not None and running and not self._checkpoints.roots() <= {os.path.realpath(r) for r in running}:
+            # Restoring a workspace whose server stopped starts one beside the running one.
+            raise UserError(
+                "restore() would start a second server on this toolset's audit log while a run's server "
+                "is running; call it after the run."
+            )
         return await self._checkpoints.restore(
-            {w.root: c for w, c in self._clients.items()}, config=self.config, binary=self.binary, force=force
+            running, config=self.config, binary=self.binary, force=force, audit=self.audit
         )
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
@@ -288,7 +318,11 @@ class FsboxToolset(AbstractToolset[Any]):
     async def _call(self, client: AsyncClient, call: _Call, args: dict[str, Any]) -> str | list[Any]:
         try:
             result = await client.call(call.name, args)
-            if call.name == "read_file" and _MEDIA_HEADER.match(result.text):
+            if (
+                call.name == "read_file"
+                and client.initialize_result.result_shape == "text"
+                and _MEDIA_HEADER.match(result.text)
+            ):
                 # An image or PDF: its bytes, with the text that describes them, from a second read.
                 result = await (await self._media_client(client)).call(call.name, args)
         except ToolFatalError:
@@ -397,7 +431,8 @@ class FileSystem(AbstractCapability[Any]):
     its payloads, so ``@agent.on_event(FileChangeRequestEvent)`` can veto a change. fsbox-only
     arguments: ``binary`` (else ``$FSBOX_BIN``, the bundled binary, ``PATH``), ``approve`` (which
     changes need a human), ``on_fsbox_event``, ``checkpoints`` (a journal and a checkpoint at the
-    start of each run, so ``await fs.restore()`` puts back what the run changed), and ``config``
+    start of each run, so ``await fs.restore()`` puts back what the run changed), ``audit`` (an
+    ``fsbox.AuditLog`` or a path: a JSON line per tool call, see the module doc), and ``config``
     for any other fsbox config field.
     """
 
@@ -421,9 +456,11 @@ class FileSystem(AbstractCapability[Any]):
     on_fsbox_event: OnEvent | None = field(default=None, kw_only=True)
     config: dict[str, Any] | None = field(default=None, kw_only=True)
     checkpoints: bool = field(default=False, kw_only=True)
+    audit: AuditLog | PathLike | None = field(default=None, kw_only=True)
     _toolset: FsboxToolset | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        audit_log(self.audit)  # a mistyped audit fails here, not at the run's first tool call
         if self.cwd is not None:
             warnings.warn(_DEPRECATED_CWD, _deprecation_category(), stacklevel=3)
         if self.protected_patterns is not None:
@@ -469,6 +506,7 @@ class FileSystem(AbstractCapability[Any]):
                 workspace=True,
                 harness_events=_harness.available(),
                 checkpoints=self.checkpoints,
+                audit=self.audit,
             )
         return self._toolset
 
