@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/fsbox/fsbox/engine"
 	"github.com/fsbox/fsbox/schema"
@@ -81,4 +82,51 @@ func checkAuditOutside(l *engine.AuditLog, cfg schema.Config) error {
 		dirs = append(dirs, m.Dir)
 	}
 	return l.CheckOutside(dirs...)
+}
+
+// precheck refuses, before anything is created, a log path whose directory lies inside the
+// host's root or a mount (compared by device and inode along the directory's ancestors, so a
+// symlink or a second spelling does not get around it). Without it the log file would be created
+// there, empty, before checkAuditOutside refused it: a stray file in the model's root.
+func (f *auditFlags) precheck(cfg schema.Config) error {
+	if f.path == "" {
+		return nil
+	}
+	var roots []os.FileInfo
+	var names []string
+	for _, d := range append([]string{cfg.RootDir}, mountDirs(cfg)...) {
+		if d == "" {
+			continue
+		}
+		if fi, err := os.Stat(d); err == nil {
+			roots, names = append(roots, fi), append(names, d)
+		}
+	}
+	dir, err := filepath.Abs(filepath.Dir(f.path))
+	if err != nil {
+		return nil // OpenAuditLog reports it
+	}
+	for {
+		if fi, err := os.Stat(dir); err == nil {
+			for i, r := range roots {
+				if os.SameFile(fi, r) {
+					return fmt.Errorf("the audit log lies inside %s, where the model could read or change it; put it outside the root and every mount", names[i])
+				}
+			}
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
+}
+
+// mountDirs are the host directories of cfg's mounts.
+func mountDirs(cfg schema.Config) []string {
+	var dirs []string
+	for _, m := range cfg.Mounts {
+		dirs = append(dirs, m.Dir)
+	}
+	return dirs
 }

@@ -534,6 +534,9 @@ func TestAuditLogOutsideEveryRoot(t *testing.T) {
 	if r := fsbox(t, "", "serve", "--root", root, "--audit", filepath.Join(root, "sub", "audit.log")); r.code != 2 || !strings.Contains(r.stderr, "audit log lies inside") {
 		t.Errorf("log inside --root: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if _, err := os.Lstat(filepath.Join(root, "sub", "audit.log")); !os.IsNotExist(err) {
+		t.Errorf("the refused log was created inside the root: %v", err)
+	}
 	mountDir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "cfg.json")
 	os.WriteFile(cfg, []byte(`{"root_dir":`+jsonString(root)+`,"mounts":[{"path":"m","dir":`+jsonString(mountDir)+`,"read_only":true}]}`), 0o644)

@@ -83,6 +83,9 @@ func runMCP(args []string) int {
 		return usageErrorf("%v", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
+	if err := af.precheck(cfg); err != nil {
+		return usageErrorf("%v", err)
+	}
 	auditLog, usage, err := af.open(func(format string, args ...any) { logf("error: "+format, args...) })
 	if err != nil {
 		if usage {

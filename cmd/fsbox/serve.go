@@ -75,6 +75,9 @@ func runServe(args []string) int {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
 	// The log lies outside the root: opened before the process is confined.
+	if err := af.precheck(cfg); err != nil {
+		return usageErrorf("%v", err)
+	}
 	auditLog, usage, err := af.open(func(format string, args ...any) { logf("error: "+format, args...) })
 	if err != nil {
 		if usage {
