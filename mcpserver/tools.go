@@ -106,7 +106,11 @@ func (s *Server) handler(t *toolDef) mcp.ToolHandler {
 		if err != nil {
 			return s.errorResult(ctx, err)
 		}
-		return resultOf(res)
+		out, err := resultOf(res)
+		if err != nil {
+			return s.errorResult(ctx, err) // rule 5: a result we cannot present is a bug, logged
+		}
+		return out, nil
 	}
 }
 
