@@ -570,16 +570,21 @@ func (o *Outcome) text() string {
 
 // mcpOutcome reads a tool result: structuredContent when the server sends an object, else the
 // text content as {"text": …}; an isError result is an error whose message is the text, and so is
-// a result the mapping's error_result or error_text recognises (m may be nil).
+// a result the mapping's error_result or error_text recognises (m may be nil). The text content is
+// every block joined, a non-text block as its JSON; a structuredContent without a text member gets
+// its text blocks alone as text (what the model reads, as `fsbox mcp` sends it: the text block
+// beside an image's) and its other blocks under mcpOtherContent, where leaks are still looked for.
 func mcpOutcome(res *mcp.CallToolResult, m *ToolMapping) *Outcome {
-	var text []string
+	var text, textOnly, other []string
 	for _, c := range res.Content {
 		switch x := c.(type) {
 		case *mcp.TextContent:
 			text = append(text, x.Text)
+			textOnly = append(textOnly, x.Text)
 		default:
 			b, _ := json.Marshal(x)
 			text = append(text, string(b))
+			other = append(other, string(b))
 		}
 	}
 	joined := strings.Join(text, "\n")
@@ -599,12 +604,19 @@ func mcpOutcome(res *mcp.CallToolResult, m *ToolMapping) *Outcome {
 	}
 	if structured != nil {
 		if _, ok := structured["text"]; !ok {
-			structured["text"] = joined
+			structured["text"] = strings.Join(textOnly, "\n")
+			if _, taken := structured[mcpOtherContent]; len(other) > 0 && !taken {
+				structured[mcpOtherContent] = other
+			}
 		}
 		return &Outcome{Result: structured}
 	}
 	return &Outcome{Result: map[string]any{"text": joined}}
 }
+
+// mcpOtherContent is the result member holding the non-text content blocks (as JSON) of a result
+// whose structuredContent has no text (see mcpOutcome).
+const mcpOtherContent = "mcp_other_content"
 
 // mcpErrorMetaKey is where a server may put fsbox's error data ({kind, retry, counts_as_retry,
 // path}) on an isError result, as `fsbox mcp` does; a server that does, is graded on kinds too.

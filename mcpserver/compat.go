@@ -17,7 +17,8 @@ import (
 // The reference presentation (--compat reference): the tool names and argument shapes of
 // @modelcontextprotocol/server-filesystem, mapped onto the engine, so that a host can swap that
 // server for fsbox by changing its command line. Each tool is offered when the engine tool it
-// maps to is enabled; its outputSchema and structuredContent are that engine tool's. What maps:
+// maps to is enabled; its outputSchema and structuredContent are that engine tool's (without the
+// text, which is the content block, as for the native tools: structured.go). What maps:
 //
 //	read_text_file {path, head, tail, offset, column}  read_file (tail reads the line count first;
 //	                                       offset and column, fsbox's additions, continue a long file
@@ -90,7 +91,7 @@ func referenceTools(eng *engine.Engine) ([]*toolDef, error) {
 			in, desc = inputs[ct.backing], spec.Description
 		}
 		out = append(out, &toolDef{
-			tool: &mcp.Tool{Name: ct.name, Description: desc, InputSchema: in, OutputSchema: outSchema,
+			tool: &mcp.Tool{Name: ct.name, Description: desc, InputSchema: in, OutputSchema: toolOutputSchema(outSchema),
 				Annotations: annotations(spec)},
 			run: ct.run,
 		})
@@ -443,8 +444,14 @@ func listAllowed(_ context.Context, _ *toolCall, raw json.RawMessage) (any, erro
 	if err := decodeCompat("list_allowed_directories", raw, &a); err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"text":        "Allowed directories:\n.\n(Paths are relative to the working directory; absolute paths must lie inside the root.)",
-		"directories": []string{"."},
+	return &allowedDirectories{
+		Text:        "Allowed directories:\n.\n(Paths are relative to the working directory; absolute paths must lie inside the root.)",
+		Directories: []string{"."},
 	}, nil
+}
+
+// allowedDirectories is list_allowed_directories' result; allowedDirsSchema describes it.
+type allowedDirectories struct {
+	Text        string   `json:"text"`
+	Directories []string `json:"directories"`
 }

@@ -5,10 +5,11 @@
 //
 // What it maps, and how (docs/mcp.md has the whole account):
 //
-//   - each enabled tool is an MCP tool whose inputSchema and outputSchema are the bundle's;
-//     a result carries the tool's typed result as structuredContent and its text as the one
-//     TextContent block; a tool failure is an isError result with the engine's model-facing
-//     message and its kind under _meta["fsbox/error"];
+//   - each enabled tool is an MCP tool whose inputSchema is the bundle's and whose outputSchema
+//     is the bundle's result schema without its text; a result carries its text as the one
+//     TextContent block and the rest of the typed result as structuredContent (structured.go);
+//     a tool failure is an isError result with the engine's model-facing message and its kind
+//     under _meta["fsbox/error"];
 //   - a change is approved through MCP elicitation when the client declares it, otherwise the
 //     host's [ChangePolicy] decides;
 //   - events are MCP logging notifications, sent only to a client that set a log level;

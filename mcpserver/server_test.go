@@ -43,6 +43,9 @@ func TestToolsListCarriesTheBundleDescriptorsAndHints(t *testing.T) {
 			if tool.Name != d.Name || tool.Description != d.Description {
 				t.Errorf("tool %d is %s, want %s", i, tool.Name, d.Name)
 			}
+			// The output schema is the result's without its text, which is the content block.
+			delete(d.OutputSchema["properties"].(map[string]any), "text")
+			d.OutputSchema["required"] = slices.DeleteFunc(d.OutputSchema["required"].([]any), func(r any) bool { return r == "text" })
 			if !sameJSON(t, tool.InputSchema, d.InputSchema) || !sameJSON(t, tool.OutputSchema, d.OutputSchema) {
 				t.Errorf("%s: schemas differ from the bundle's", tool.Name)
 			}
@@ -97,7 +100,9 @@ func TestConfigReachesTheTools(t *testing.T) {
 	}
 }
 
-func TestResultIsStructuredContentWithItsText(t *testing.T) {
+// TestResultIsTextBlockAndStructuredContent: the text is the content block, the typed fields are
+// structuredContent, without the text (structured_test.go checks every tool).
+func TestResultIsTextBlockAndStructuredContent(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t, Options{}, nil, modern)
 	res := callTool(t, cs, "read_file", map[string]any{"path": "a.txt", "limit": 2})
@@ -105,7 +110,7 @@ func TestResultIsStructuredContentWithItsText(t *testing.T) {
 		t.Fatalf("read_file failed: %s", text(t, res))
 	}
 	sc := structured(t, res)
-	if sc["text"] != text(t, res) || sc["total_lines"] != float64(5) || sc["lines_shown"] != float64(2) || sc["next_offset"] != float64(2) {
+	if _, has := sc["text"]; has || sc["total_lines"] != float64(5) || sc["lines_shown"] != float64(2) || sc["next_offset"] != float64(2) {
 		t.Errorf("structuredContent %v, text %q", sc, text(t, res))
 	}
 	if !strings.Contains(text(t, res), "two") || strings.Contains(text(t, res), "three") {

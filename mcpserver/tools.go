@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,7 +32,7 @@ type toolCall struct {
 }
 
 // nativeTools presents the engine's enabled tools under their own names, with the bundle's
-// descriptors.
+// descriptors; each outputSchema is the bundle's result schema without its text (structured.go).
 func nativeTools(eng *engine.Engine) ([]*toolDef, error) {
 	descs, err := schema.Descriptors(eng.ToolNames(), eng.ContentHashes())
 	if err != nil {
@@ -46,7 +45,7 @@ func nativeTools(eng *engine.Engine) ([]*toolDef, error) {
 			Name:         d.Name,
 			Description:  d.Description,
 			InputSchema:  d.InputSchema,
-			OutputSchema: d.OutputSchema,
+			OutputSchema: toolOutputSchema(d.OutputSchema),
 			Annotations:  annotations(spec),
 		}})
 	}
@@ -77,7 +76,7 @@ func annotations(spec schema.ToolSpec) *mcp.ToolAnnotations {
 //
 //  1. a change waiting for the client's approval is an input-required result (elicitation,
 //     see changes.go); the SDK turns it into an elicitation/create request for older clients;
-//  2. a typed result is structuredContent plus its text as the one TextContent block;
+//  2. a typed result is its text as the one TextContent block plus the rest as structuredContent;
 //  3. an *engine.Error is an isError result with the engine's message and _meta[ErrorMetaKey];
 //  4. a call whose context ended is the context's error (a protocol error, as MCP cancels);
 //  5. anything else is an isError "internal error" result, its cause logged, never shown.
@@ -107,26 +106,20 @@ func (s *Server) handler(t *toolDef) mcp.ToolHandler {
 		if err != nil {
 			return s.errorResult(ctx, err)
 		}
-		return resultOf(res)
+		out, err := resultOf(res)
+		if err != nil {
+			return s.errorResult(ctx, err) // rule 5: a result we cannot present is a bug, logged
+		}
+		return out, nil
 	}
 }
 
-// resultOf wraps a typed tool result: its JSON as structuredContent, its text field as content.
+// resultOf wraps a typed tool result: its text as the one TextContent block, its other members as
+// structuredContent (see structured.go), and for an image or PDF the media block.
 func resultOf(res any) (*mcp.CallToolResult, error) {
-	data, err := json.Marshal(res)
+	text, data, err := structuredContent(res)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: encoding a result: %w", err)
-	}
-	text, ok := schema.ResultText(res)
-	if !ok {
-		// A compatibility tool's map result: read its text from the encoding.
-		var t struct {
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(data, &t); err != nil {
-			return nil, fmt.Errorf("mcp: decoding a result's text: %w", err)
-		}
-		text = t.Text
+		return nil, err
 	}
 	out := &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},

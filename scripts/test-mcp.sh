@@ -8,8 +8,10 @@
 # Both protocol generations run: the Python client in its default mode (MCP 2026-07-28: the
 # server/discover probe, per-request _meta, multi-round-trip approvals) and in legacy mode (the
 # initialize handshake), on stdio and over HTTP; the TypeScript SDK, whose newest version knows
-# protocols up to 2025-11-25, over initialize. Each asserts the version it negotiated, and reads
-# files as resources (file://{+path}) including traversal attempts through resource URIs.
+# protocols up to 2025-11-25, over initialize. Each asserts the version it negotiated, reads
+# files as resources (file://{+path}) including traversal attempts through resource URIs, and calls
+# every tool of both presentations (all enabled), letting the SDK validate structuredContent
+# against the listed outputSchema; the text is the content block, never in structuredContent.
 #
 #   scripts/test-mcp.sh          uses FSBOX_BIN, or builds cmd/fsbox into a temporary directory
 set -euo pipefail

@@ -60,6 +60,12 @@ def text_of(res: types.CallToolResult) -> str:
     return block.text
 
 
+def assert_no_text_in_schema(tool: types.Tool) -> None:
+    """The text is the content block: the declared outputSchema neither lists nor requires it."""
+    schema = tool.output_schema or {}
+    assert "text" not in schema.get("properties", {}) and "text" not in schema.get("required", []), (tool.name, schema)
+
+
 def assert_no_host_path(res: types.CallToolResult, root: Path) -> None:
     dumped = json.dumps(res.model_dump(mode="json", by_alias=True))
     assert str(root) not in dumped and str(root.parent) not in dumped, dumped
@@ -79,13 +85,14 @@ def test_lists_tools_with_schemas_and_calls_each(root: Path, mode: str) -> None:
             for t in tools:
                 assert t.input_schema["type"] == "object", t.name
                 assert t.output_schema and t.output_schema["type"] == "object", t.name
+                assert_no_text_in_schema(t)
                 assert t.annotations is not None and t.annotations.open_world_hint is False, t.name
             for name, args in NATIVE_CALLS.items():
                 res = await client.call_tool(name, args)
                 assert not res.is_error, (name, text_of(res))
                 # call_tool validated structured_content against the tool's outputSchema.
                 assert isinstance(res.structured_content, dict), name
-                assert res.structured_content["text"] == text_of(res), name
+                assert "text" not in res.structured_content and text_of(res), (name, res.structured_content)
         assert (root / "new.txt").read_text() == "new\n"
         assert "TWO" in (root / "a.txt").read_text()
         assert (root / "made" / "deep").is_dir()
@@ -251,6 +258,79 @@ def test_compat_reference_read_text_file_and_edit_file(root: Path, mode: str) ->
 
     run(go())
     assert (root / "a.txt").read_text() == "ONE\ntwo\nTHREE\n"
+
+
+# A successful call of every tool, in an order in which each succeeds in a fresh root: all tools
+# enabled (undo_last_change with a journal), in fsbox's own presentation and the reference one.
+EVERY_NATIVE_CALL: list[tuple[str, dict[str, Any]]] = [
+    ("read_file", {"path": "a.txt", "limit": 2}),
+    ("read_file", {"path": "img.png"}),
+    ("read_multiple_files", {"paths": ["a.txt", "src/main.go"]}),
+    ("list_directory", {"path": "."}),
+    ("directory_tree", {"path": "."}),
+    ("find_files", {"pattern": "**/*.go"}),
+    ("list_files", {}),
+    ("search_files", {"pattern": "t.o"}),
+    ("grep", {"pattern": "package"}),
+    ("file_info", {"path": "a.txt"}),
+    ("write_file", {"path": "new.txt", "content": "new\n"}),
+    ("edit_file", {"path": "a.txt", "old_text": "two", "new_text": "TWO"}),
+    ("undo_last_change", {}),
+    ("create_directory", {"path": "made/deep"}),
+    ("remove_directory", {"path": "made/deep"}),
+    ("move_file", {"source": "new.txt", "destination": "moved.txt"}),
+    ("delete", {"path": "moved.txt"}),
+    ("apply_patch", {"input": "*** Begin Patch\n*** Add File: p.txt\n+pee\n*** End Patch"}),
+    ("str_replace_based_edit_tool", {"command": "view", "path": "a.txt"}),
+]
+EVERY_REFERENCE_CALL: list[tuple[str, dict[str, Any]]] = [
+    ("read_text_file", {"path": "a.txt", "tail": 2}),
+    ("read_media_file", {"path": "img.png"}),
+    ("read_multiple_files", {"paths": ["a.txt", "src/main.go"]}),
+    ("list_directory", {"path": "."}),
+    ("list_directory_with_sizes", {"path": "."}),
+    ("directory_tree", {"path": "."}),
+    ("search_files", {"path": ".", "pattern": "*.go"}),
+    ("get_file_info", {"path": "a.txt"}),
+    ("write_file", {"path": "new.txt", "content": "new\n"}),
+    ("edit_file", {"path": "a.txt", "edits": [{"oldText": "two", "newText": "TWO"}], "dryRun": True}),
+    ("edit_file", {"path": "a.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}),
+    ("create_directory", {"path": "made/deep"}),
+    ("move_file", {"source": "new.txt", "destination": "moved.txt"}),
+    ("apply_patch", {"input": "*** Begin Patch\n*** Add File: p.txt\n+pee\n*** End Patch"}),
+    ("str_replace_based_edit_tool", {"command": "view", "path": "a.txt"}),
+    ("list_allowed_directories", {}),
+]
+ALL_TOOLS = [name for name, _ in EVERY_NATIVE_CALL]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("compat", [False, True])
+def test_every_tool_structured_content_validates_without_text(root: Path, tmp_path: Path, mode: str, compat: bool) -> None:
+    """call_tool validates structured_content against the listed outputSchema (the SDK raises
+    when it does not conform); the text is the first content block and nowhere else."""
+    (root / "img.png").write_bytes(PNG)
+    config = tmp_path / "all-tools.json"
+    config.write_text(json.dumps({"tools": sorted(set(ALL_TOOLS)), "journal": {}}))
+    calls = EVERY_REFERENCE_CALL if compat else EVERY_NATIVE_CALL
+    args = ["mcp", "--config", str(config), "--changes", "allow"] + (["--compat", "reference"] if compat else []) + [str(root)]
+
+    async def go() -> None:
+        async with Client(StdioServerParameters(command=FSBOX, args=args), mode=mode) as client:
+            tools = (await client.list_tools()).tools
+            assert sorted(t.name for t in tools) == sorted({name for name, _ in calls})
+            for name, call_args in calls:
+                res = await client.call_tool(name, call_args)
+                assert not res.is_error, (name, res.content)
+                assert isinstance(res.structured_content, dict), name
+                assert "text" not in res.structured_content, (name, res.structured_content)
+                block = res.content[0]
+                assert isinstance(block, types.TextContent) and block.text, (name, res.content)
+                assert len(res.content) == (2 if call_args.get("path") == "img.png" else 1), (name, res.content)
+            for t in tools:
+                assert_no_text_in_schema(t)
+
+    run(go())
 
 
 def serve_http(root: Path, *args: str) -> tuple[subprocess.Popen[str], str, str]:

@@ -64,6 +64,12 @@ function textOf(res) {
   return res.content[0].text;
 }
 
+// The text is the content block: the declared outputSchema neither lists nor requires it.
+function assertNoTextInSchema(t) {
+  assert.ok(!("text" in (t.outputSchema?.properties ?? {})), t.name);
+  assert.ok(!(t.outputSchema?.required ?? []).includes("text"), t.name);
+}
+
 function assertNoHostPath(res, root) {
   const s = JSON.stringify(res);
   assert.ok(!s.includes(root) && !s.includes(dirname(root)), s);
@@ -78,13 +84,14 @@ test("lists tools with input and output schemas and calls every one", async () =
     for (const t of tools) {
       assert.equal(t.inputSchema.type, "object", t.name);
       assert.equal(t.outputSchema?.type, "object", t.name);
+      assertNoTextInSchema(t);
       assert.equal(t.annotations?.openWorldHint, false, t.name);
     }
     for (const [name, args] of Object.entries(NATIVE_CALLS)) {
       // callTool validates structuredContent against the listed outputSchema.
       const res = await client.callTool({ name, arguments: args });
       assert.ok(!res.isError, `${name}: ${textOf(res)}`);
-      assert.equal(res.structuredContent.text, textOf(res), name);
+      assert.ok(!("text" in res.structuredContent) && textOf(res), `${name}: ${JSON.stringify(res.structuredContent)}`);
     }
   } finally {
     await client.close();
@@ -154,6 +161,82 @@ test("compat reference: read_text_file and edit_file with edits[]", async () => 
   }
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "one\nTWO\nthree\n");
 });
+
+// A successful call of every tool, in an order in which each succeeds in a fresh root: all tools
+// enabled (undo_last_change with a journal), in fsbox's own presentation and the reference one.
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
+    "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea73581840000000049454e44ae426082",
+  "hex",
+);
+const PATCH = "*** Begin Patch\n*** Add File: p.txt\n+pee\n*** End Patch";
+const EVERY_NATIVE_CALL = [
+  ["read_file", { path: "a.txt", limit: 2 }],
+  ["read_file", { path: "img.png" }],
+  ["read_multiple_files", { paths: ["a.txt", "src/main.go"] }],
+  ["list_directory", { path: "." }],
+  ["directory_tree", { path: "." }],
+  ["find_files", { pattern: "**/*.go" }],
+  ["list_files", {}],
+  ["search_files", { pattern: "t.o" }],
+  ["grep", { pattern: "package" }],
+  ["file_info", { path: "a.txt" }],
+  ["write_file", { path: "new.txt", content: "new\n" }],
+  ["edit_file", { path: "a.txt", old_text: "two", new_text: "TWO" }],
+  ["undo_last_change", {}],
+  ["create_directory", { path: "made/deep" }],
+  ["remove_directory", { path: "made/deep" }],
+  ["move_file", { source: "new.txt", destination: "moved.txt" }],
+  ["delete", { path: "moved.txt" }],
+  ["apply_patch", { input: PATCH }],
+  ["str_replace_based_edit_tool", { command: "view", path: "a.txt" }],
+];
+const EVERY_REFERENCE_CALL = [
+  ["read_text_file", { path: "a.txt", tail: 2 }],
+  ["read_media_file", { path: "img.png" }],
+  ["read_multiple_files", { paths: ["a.txt", "src/main.go"] }],
+  ["list_directory", { path: "." }],
+  ["list_directory_with_sizes", { path: "." }],
+  ["directory_tree", { path: "." }],
+  ["search_files", { path: ".", pattern: "*.go" }],
+  ["get_file_info", { path: "a.txt" }],
+  ["write_file", { path: "new.txt", content: "new\n" }],
+  ["edit_file", { path: "a.txt", edits: [{ oldText: "two", newText: "TWO" }], dryRun: true }],
+  ["edit_file", { path: "a.txt", edits: [{ oldText: "two", newText: "TWO" }] }],
+  ["create_directory", { path: "made/deep" }],
+  ["move_file", { source: "new.txt", destination: "moved.txt" }],
+  ["apply_patch", { input: PATCH }],
+  ["str_replace_based_edit_tool", { command: "view", path: "a.txt" }],
+  ["list_allowed_directories", {}],
+];
+
+for (const compat of [false, true]) {
+  test(`every tool${compat ? " (compat reference)" : ""}: structuredContent validates without the text, which is the content block`, async () => {
+    const root = makeRoot();
+    writeFileSync(join(root, "img.png"), PNG);
+    const config = join(dirname(root), "all-tools.json");
+    const tools = [...new Set(EVERY_NATIVE_CALL.map(([name]) => name))].sort();
+    writeFileSync(config, JSON.stringify({ tools, journal: {} }));
+    const calls = compat ? EVERY_REFERENCE_CALL : EVERY_NATIVE_CALL;
+    const client = await connect(["--config", config, "--changes", "allow", ...(compat ? ["--compat", "reference"] : []), root]);
+    try {
+      const listed = (await client.listTools()).tools;
+      assert.deepEqual(listed.map((t) => t.name).sort(), [...new Set(calls.map(([name]) => name))].sort());
+      for (const [name, args] of calls) {
+        // callTool validates structuredContent against the listed outputSchema (it throws if not).
+        const res = await client.callTool({ name, arguments: args });
+        assert.ok(!res.isError, `${name}: ${JSON.stringify(res.content)}`);
+        assert.ok(!("text" in res.structuredContent), `${name}: ${JSON.stringify(res.structuredContent)}`);
+        assert.equal(res.content[0].type, "text", name);
+        assert.ok(res.content[0].text, name);
+        assert.equal(res.content.length, args.path === "img.png" ? 2 : 1, name);
+      }
+      listed.forEach(assertNoTextInSchema);
+    } finally {
+      await client.close();
+    }
+  });
+}
 
 // @modelcontextprotocol/sdk 1.32.2 (the newest npm serves here) knows protocol versions up to
 // 2025-11-25 and has no server/discover: it gets the initialize generation, which fsbox still serves.
