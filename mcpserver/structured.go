@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -86,36 +85,12 @@ func structuredContent(res any) (text string, data []byte, err error) {
 }
 
 // cutEmptyText returns obj, a compact JSON object as encoding/json writes a struct, without its
-// top-level member "text":"" (and the comma that joined it). Members of nested objects are
-// never looked at. ok is false when obj is not such an object or has no such member.
+// top-level member "text":"" (jsonl.CutMember). ok is false when obj is not such an object, has
+// no such member, or its text is not empty (a result the server did not empty first).
 func cutEmptyText(obj []byte) ([]byte, bool) {
-	const member = `"` + textMember + `":""`
-	if len(obj) < 2 || obj[0] != '{' {
+	out, value := jsonl.CutMember(obj, textMember)
+	if string(value) != `""` {
 		return obj, false
 	}
-	for i := 1; i < len(obj) && obj[i] == '"'; {
-		k := jsonl.SkipString(obj, i)
-		if k >= len(obj) || obj[k] != ':' {
-			return obj, false
-		}
-		end := jsonl.SkipValue(obj, k+1)
-		if end >= len(obj) {
-			return obj, false
-		}
-		if bytes.Equal(obj[i:end], []byte(member)) {
-			switch {
-			case obj[end] == ',': // a member follows: drop "text":"",
-				return append(obj[:i:i], obj[end+1:]...), true
-			case i > 1: // the last member: drop ,"text":""
-				return append(obj[:i-1:i-1], obj[end:]...), true
-			default: // the only member
-				return append(obj[:1:1], obj[end:]...), true
-			}
-		}
-		if obj[end] != ',' {
-			return obj, false
-		}
-		i = end + 1
-	}
-	return obj, false
+	return out, true
 }

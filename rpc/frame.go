@@ -25,40 +25,11 @@ const (
 	msgBadErrorObj = "malformed error object in response"
 )
 
-// CutMember returns obj, a compact JSON object as encoding/json writes it, without its top-level
-// member named key (written without escapes, as encoding/json writes field names), for a server that keeps a member off the wire. Anything else,
-// or an object without the member, is returned unchanged.
+// CutMember returns obj without its top-level member named key (see [jsonl.CutMember]), for a
+// server that keeps a member off the wire.
 func CutMember(obj []byte, key string) []byte {
-	if len(obj) < 2 || obj[0] != '{' {
-		return obj
-	}
-	want := `"` + key + `"`
-	for i := 1; i < len(obj) && obj[i] == '"'; {
-		start := i
-		k := jsonl.SkipString(obj, i)
-		if k >= len(obj) || obj[k] != ':' {
-			return obj
-		}
-		end := jsonl.SkipValue(obj, k+1)
-		if end > len(obj) {
-			return obj
-		}
-		if string(obj[start:k]) == want {
-			switch {
-			case end < len(obj) && obj[end] == ',': // a member follows: drop "key":value,
-				return append(obj[:start:start], obj[end+1:]...)
-			case start > 1: // the last member: drop ,"key":value
-				return append(obj[:start-1:start-1], obj[end:]...)
-			default: // the only member
-				return append(obj[:1:1], obj[end:]...)
-			}
-		}
-		if end >= len(obj) || obj[end] != ',' {
-			return obj
-		}
-		i = end + 1
-	}
-	return obj
+	out, _ := jsonl.CutMember(obj, key)
+	return out
 }
 
 // appendUnescapedHTML appends src, a JSON text written by encoding/json, with the \u003c, \u003e
