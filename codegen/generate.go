@@ -92,7 +92,7 @@ func checkFiles(files []File) error {
 			return fmt.Errorf("file %s: a generated file's name ends in one of %s", f.Path, strings.Join(generatedSuffixes, ", "))
 		}
 		first, _, _ := bytes.Cut(f.Data, []byte("\n"))
-		if !headerRE.Match(first) {
+		if !headerRE().Match(first) {
 			return fmt.Errorf("file %s does not start with the Header line", f.Path)
 		}
 	}
@@ -109,4 +109,4 @@ func Header(commentPrefix string, m *Model) string {
 	return fmt.Sprintf("%s %s\n%s schema %s, protocol %s.\n", commentPrefix, headerLine, commentPrefix, m.SchemaHash, m.ProtocolVersion)
 }
 
-var headerRE = regexp.MustCompile(`^\S+ ` + regexp.QuoteMeta(headerLine) + `$`)
+var headerRE = lazyRegexp(`^\S+ ` + regexp.QuoteMeta(headerLine) + `$`)

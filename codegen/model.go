@@ -31,6 +31,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Model is the parsed schema bundle: every named type plus the x-fsbox manifest of methods, tools,
@@ -162,12 +163,19 @@ func (t *Type) IsEnum() bool { return t.Enum != nil }
 // The JSON Schema dialect fsbox emits; anything else is refused.
 const draft202012 = "https://json-schema.org/draft/2020-12/schema"
 
+// The name patterns compile on first use, not at package initialization: this package is linked
+// into the fsbox binary, and every process of it (fsbox serve included) would pay for them at
+// start.
 var (
-	typeNameRE  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
-	snakeNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-	kindRE      = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
-	methodRE    = regexp.MustCompile(`^(\$/)?[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*$`)
+	typeNameRE  = lazyRegexp(`^[A-Z][A-Za-z0-9]*$`)
+	snakeNameRE = lazyRegexp(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	kindRE      = lazyRegexp(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
+	methodRE    = lazyRegexp(`^(\$/)?[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Parse decodes a schema bundle into a Model. It refuses any keyword, shape or reference outside
 // the subset fsbox emits with an error naming the JSON pointer of the offending value.
@@ -236,7 +244,7 @@ func (p *parseState) defs(root *object, m *Model) error {
 	}
 	// Create every type first so references can point at types defined later.
 	for _, name := range defs.keys {
-		if !typeNameRE.MatchString(name) {
+		if !typeNameRE().MatchString(name) {
 			return fmt.Errorf("%s: type name %q is not PascalCase ASCII", defs.at(name), name)
 		}
 		t := &Type{Name: name}
@@ -313,7 +321,7 @@ func (p *parseState) object(o *object, t *Type) error {
 			return err
 		}
 		for _, name := range props.keys {
-			if !snakeNameRE.MatchString(name) {
+			if !snakeNameRE().MatchString(name) {
 				return fmt.Errorf("%s: property name %q is not snake_case ASCII", props.at(name), name)
 			}
 			prop, err := props.reqObject(name)
@@ -437,7 +445,7 @@ func (p *parseState) namedRef(o *object, allow allowFunc) (*TypeRef, error) {
 		return nil, err
 	}
 	name, ok := strings.CutPrefix(target, "#/$defs/")
-	if !ok || !typeNameRE.MatchString(name) {
+	if !ok || !typeNameRE().MatchString(name) {
 		return nil, fmt.Errorf("%s: $ref %q is not of the form #/$defs/<Name>", o.at("$ref"), target)
 	}
 	ref := &TypeRef{Kind: RefNamed}
@@ -546,7 +554,7 @@ func (p *parseState) errorCodes(x *object, m *Model) error {
 	}
 	m.ErrorCodes = map[string]int{}
 	for _, name := range codes.keys {
-		if !snakeNameRE.MatchString(name) {
+		if !snakeNameRE().MatchString(name) {
 			return fmt.Errorf("%s: error code name %q is not snake_case", codes.at(name), name)
 		}
 		n, err := codes.optNumber(name, true)
@@ -572,7 +580,7 @@ func (p *parseState) errorKinds(x *object, m *Model) error {
 		if k.Kind, err = o.reqString("kind"); err != nil {
 			return err
 		}
-		if !snakeNameRE.MatchString(k.Kind) || seen[k.Kind] {
+		if !snakeNameRE().MatchString(k.Kind) || seen[k.Kind] {
 			return fmt.Errorf("%s: error kind %q is not snake_case or repeats", o.at("kind"), k.Kind)
 		}
 		seen[k.Kind] = true
@@ -618,7 +626,7 @@ func (p *parseState) events(x *object, m *Model) error {
 		if e.Kind, err = o.reqString("kind"); err != nil {
 			return err
 		}
-		if !kindRE.MatchString(e.Kind) || seen[e.Kind] {
+		if !kindRE().MatchString(e.Kind) || seen[e.Kind] {
 			return fmt.Errorf("%s: event kind %q is malformed or repeats", o.at("kind"), e.Kind)
 		}
 		seen[e.Kind] = true
@@ -647,7 +655,7 @@ func (p *parseState) tools(x *object, m *Model) error {
 		if t.Name, err = o.reqString("name"); err != nil {
 			return err
 		}
-		if !snakeNameRE.MatchString(t.Name) || seen[t.Name] {
+		if !snakeNameRE().MatchString(t.Name) || seen[t.Name] {
 			return fmt.Errorf("%s: tool name %q is not snake_case or repeats", o.at("name"), t.Name)
 		}
 		seen[t.Name] = true
@@ -678,7 +686,7 @@ func (p *parseState) tools(x *object, m *Model) error {
 		return fmt.Errorf("%s: missing", x.at("reserved_tools"))
 	}
 	for i, name := range m.ReservedTools {
-		if !snakeNameRE.MatchString(name) || seen[name] {
+		if !snakeNameRE().MatchString(name) || seen[name] {
 			return fmt.Errorf("%s/%d: reserved tool name %q is not snake_case or repeats", x.at("reserved_tools"), i, name)
 		}
 		seen[name] = true
@@ -700,7 +708,7 @@ func (p *parseState) methods(x *object, m *Model) error {
 		if me.Name, err = o.reqString("name"); err != nil {
 			return err
 		}
-		if !methodRE.MatchString(me.Name) || seen[me.Name] {
+		if !methodRE().MatchString(me.Name) || seen[me.Name] {
 			return fmt.Errorf("%s: method name %q is malformed or repeats", o.at("name"), me.Name)
 		}
 		seen[me.Name] = true

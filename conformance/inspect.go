@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -73,7 +74,10 @@ func lookCommand(argv []string) error {
 }
 
 // destructiveName matches tool names that run commands or change, move or remove files in bulk.
-var destructiveName = regexp.MustCompile(`(?i)(^|_|-|\b)(run|exec|execute|command|shell|bash|sh|terminal|process|kill|delete|remove|rm|unlink|rmdir|move|rename|mv|copy|cp|compress|extract|zip|unzip|tar|archive|sync|rsync|chmod|chown|upload|download|install|eval|write|append|truncate|overwrite|patch|replace|put|save)(s)?($|_|-|\b)`)
+// It compiles on first use, not when the fsbox binary (fsbox serve included) starts.
+var destructiveName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|_|-|\b)(run|exec|execute|command|shell|bash|sh|terminal|process|kill|delete|remove|rm|unlink|rmdir|move|rename|mv|copy|cp|compress|extract|zip|unzip|tar|archive|sync|rsync|chmod|chown|upload|download|install|eval|write|append|truncate|overwrite|patch|replace|put|save)(s)?($|_|-|\b)`)
+})
 
 // destructiveReason says why a tool may be destructive: annotations first, then its name.
 func destructiveReason(name string, destructiveHint, readOnlyHint *bool) string {
@@ -81,11 +85,11 @@ func destructiveReason(name string, destructiveHint, readOnlyHint *bool) string 
 	case destructiveHint != nil && *destructiveHint:
 		return "annotation destructiveHint"
 	case readOnlyHint != nil && *readOnlyHint:
-		if destructiveName.MatchString(name) {
+		if destructiveName().MatchString(name) {
 			return "name (though annotated readOnlyHint)"
 		}
 		return ""
-	case destructiveName.MatchString(name):
+	case destructiveName().MatchString(name):
 		return "name"
 	}
 	return ""

@@ -163,3 +163,24 @@ func TestHasHTMLEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedResult: an Encoded result goes into the reply byte for byte (no validation, no
+// compaction: the spaces and the escape stay), while the same bytes as a json.RawMessage are
+// compacted by encoding/json as before.
+func TestEncodedResult(t *testing.T) {
+	raw := `{"a": [1, 2], "b":"\u003c"}`
+	got, err := appendResponse(nil, json.RawMessage(`7`), Encoded(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"result":` + raw + "}\n"; string(got) != want {
+		t.Errorf("Encoded result: got %s want %s", got, want)
+	}
+	got, err = appendResponse(nil, json.RawMessage(`7`), json.RawMessage(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"a":[1,2],"b":"<"}}` + "\n"; string(got) != want {
+		t.Errorf("RawMessage result: got %s want %s", got, want)
+	}
+}

@@ -64,6 +64,15 @@ func (f HandlerFunc) Handle(ctx context.Context, c *Conn, req *Request) (any, er
 	return f(ctx, c, req)
 }
 
+// Encoded is a result its handler has already encoded as the reply must carry it: one compact
+// JSON value, no HTML escapes, no newline. It is appended to the reply as it is, where any other
+// result (a json.RawMessage included) goes through encoding/json, which validates and compacts
+// every byte of a raw value again (about 9 ns a byte): for a result made of large pieces encoded
+// once and reused, such as fsbox's tool descriptors, that is most of the reply's cost. The
+// handler vouches for the bytes: nothing here checks them, so only a result encoded by
+// encoding/json, and pinned to its encoding by a test, should be returned as Encoded.
+type Encoded []byte
+
 // Error is a JSON-RPC error object. A handler returns it to choose the code, message and data of
 // its error reply; [Conn.Call] returns it when the peer answers with an error.
 type Error struct {

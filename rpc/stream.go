@@ -186,7 +186,11 @@ func appendErrorResponse(line []byte, id json.RawMessage, e *Error) []byte {
 // appendJSON appends v encoded without HTML escaping. A json.RawMessage inside v is copied as
 // encoding/json leaves it (compacted); if it was HTML-escaped by json.Marshal, the \u003c,
 // \u003e and \u0026 escapes are turned back, so output never depends on how a value was built.
+// An [Encoded] v is appended as it is.
 func appendJSON(dst []byte, v any) ([]byte, error) {
+	if b, ok := v.(Encoded); ok {
+		return append(dst, b...), nil
+	}
 	buf := bytes.NewBuffer(dst)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/invopop/jsonschema"
 )
@@ -19,11 +20,13 @@ import (
 //go:embed fsbox.schema.json
 var Bundle []byte
 
-// Hash returns "sha256:<hex>" of [Bundle].
-func Hash() string {
+// Hash returns "sha256:<hex>" of [Bundle], computed once per process.
+func Hash() string { return bundleHash() }
+
+var bundleHash = sync.OnceValue(func() string {
 	sum := sha256.Sum256(Bundle)
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
+})
 
 // JSONSchema makes ErrorKind a named, closed enum in the bundle.
 func (ErrorKind) JSONSchema() *jsonschema.Schema {

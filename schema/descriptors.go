@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -15,6 +16,115 @@ func Descriptors(names []string, contentHashes bool) ([]ToolDescriptor, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.descriptors(names, contentHashes)
+}
+
+// EncodedDescriptors returns the descriptors of the named tools, in the order given, encoded as
+// initialize and tools/list send them: the bytes [EncodeDescriptor] makes of [Descriptors].
+//
+// They come from descriptors_gen.go, which `fsbox gen` writes from the bundle at build time, so
+// a server's first reply copies bytes instead of decoding the bundle, inlining every $ref and
+// encoding the result (about 1 ms, 40% of the process's CPU before its first reply). What keeps
+// them right: TestGeneratedDescriptors compares them with the builder for every tool and both
+// variants, and `fsbox gen --check` fails on a stale file. Should a binary still be built from a
+// bundle the file was not generated from (its recorded hash differs from [Hash]), they are built
+// from the bundle at first use instead, as before: slower, never different.
+func EncodedDescriptors(names []string, contentHashes bool) ([]json.RawMessage, error) {
+	if Hash() != generatedDescriptorsHash {
+		return builtDescriptors(names, contentHashes)
+	}
+	out := make([]json.RawMessage, 0, len(names))
+	for _, n := range names {
+		d, ok := generatedDescriptor(n, contentHashes)
+		if !ok {
+			return nil, fmt.Errorf("schema: no tool named %q in the bundle", n)
+		}
+		out = append(out, json.RawMessage(d))
+	}
+	return out, nil
+}
+
+// builtDescriptors is EncodedDescriptors without the generated file: built from [Bundle] once
+// per variant, encoded, kept.
+func builtDescriptors(names []string, contentHashes bool) ([]json.RawMessage, error) {
+	i := 0
+	if contentHashes {
+		i = 1
+	}
+	table, err := builtTables[i]()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, 0, len(names))
+	for _, n := range names {
+		d, ok := table[n]
+		if !ok {
+			return nil, fmt.Errorf("schema: no tool named %q in the bundle", n)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+var builtTables = [2]func() (map[string]json.RawMessage, error){
+	sync.OnceValues(func() (map[string]json.RawMessage, error) { return builtTable(false) }),
+	sync.OnceValues(func() (map[string]json.RawMessage, error) { return builtTable(true) }),
+}
+
+func builtTable(contentHashes bool) (map[string]json.RawMessage, error) {
+	encoded, err := BuildEncodedDescriptors(Bundle, contentHashes)
+	if err != nil {
+		return nil, err
+	}
+	table := make(map[string]json.RawMessage, len(encoded))
+	for _, e := range encoded {
+		table[e.Name] = e.JSON
+	}
+	return table, nil
+}
+
+// EncodedDescriptor is one tool's descriptor as the wire carries it.
+type EncodedDescriptor struct {
+	Name string
+	JSON json.RawMessage
+}
+
+// BuildEncodedDescriptors builds every tool's descriptor of bundle (a schema bundle's bytes, not
+// necessarily the embedded one), in the order of its x-fsbox manifest, and encodes each with
+// [EncodeDescriptor]. `fsbox gen` writes descriptors_gen.go from it.
+func BuildEncodedDescriptors(bundle []byte, contentHashes bool) ([]EncodedDescriptor, error) {
+	m, err := parseManifest(bundle)
+	if err != nil {
+		return nil, err
+	}
+	descs, err := m.descriptors(m.order, contentHashes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EncodedDescriptor, 0, len(descs))
+	for _, d := range descs {
+		b, err := EncodeDescriptor(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, EncodedDescriptor{Name: d.Name, JSON: b})
+	}
+	return out, nil
+}
+
+// EncodeDescriptor encodes d as initialize and tools/list carry it: encoding/json's encoding of
+// the type (map keys sorted), without HTML escaping, without a trailing newline.
+func EncodeDescriptor(d ToolDescriptor) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return nil, fmt.Errorf("schema: encoding the descriptor of %s: %w", d.Name, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+func (m *bundleManifest) descriptors(names []string, contentHashes bool) ([]ToolDescriptor, error) {
 	out := make([]ToolDescriptor, 0, len(names))
 	for _, name := range names {
 		entry, ok := m.tools[name]
@@ -41,6 +151,7 @@ func Descriptors(names []string, contentHashes bool) ([]ToolDescriptor, error) {
 type bundleManifest struct {
 	defs  map[string]json.RawMessage
 	tools map[string]toolRef
+	order []string // the tools' names in the manifest's order
 }
 
 // toolRef is a tool's entry in the bundle's x-fsbox manifest.
@@ -51,22 +162,25 @@ type toolRef struct {
 	Result      string `json:"result"`
 }
 
-var manifest = sync.OnceValues(func() (*bundleManifest, error) {
+var manifest = sync.OnceValues(func() (*bundleManifest, error) { return parseManifest(Bundle) })
+
+func parseManifest(bundle []byte) (*bundleManifest, error) {
 	var doc struct {
 		Defs  map[string]json.RawMessage `json:"$defs"`
 		Fsbox struct {
 			Tools []toolRef `json:"tools"`
 		} `json:"x-fsbox"`
 	}
-	if err := json.Unmarshal(Bundle, &doc); err != nil {
+	if err := json.Unmarshal(bundle, &doc); err != nil {
 		return nil, fmt.Errorf("schema: decoding the bundle: %w", err)
 	}
 	m := &bundleManifest{defs: doc.Defs, tools: map[string]toolRef{}}
 	for _, t := range doc.Fsbox.Tools {
 		m.tools[t.Name] = t
+		m.order = append(m.order, t.Name)
 	}
 	return m, nil
-})
+}
 
 // inline returns a fresh copy of the definition ref points at, with every nested $ref replaced by
 // the definition it names. The bundle has no recursive types, so this terminates.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fsbox/fsbox/schema"
@@ -64,5 +65,53 @@ func TestEncodedResultsMatchSchema(t *testing.T) {
 	}
 	if _, err := encodedDescriptors([]string{"no_such_tool"}, true); err == nil {
 		t.Error("an unknown tool name must be an error")
+	}
+}
+
+// TestEncodeMatchesEncodingJSON pins the results' own encoders (sent as rpc.Encoded, appended
+// without encoding/json) to what encoding/json writes for the same values without HTML escaping:
+// strings that need escapes or hold invalid UTF-8, HTML characters, nil, empty and full tool
+// lists, an empty element, a zero and a set sandbox.
+func TestEncodeMatchesEncodingJSON(t *testing.T) {
+	encode := func(v any) string {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSuffix(buf.String(), "\n")
+	}
+	var all []string
+	for _, tool := range schema.Tools {
+		all = append(all, tool.Name)
+	}
+	full, err := encodedDescriptors(all, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolLists := [][]json.RawMessage{nil, {}, full[:1], full, {full[0], nil, full[1]}}
+	strs := []string{"", "/r", `/a "quoted" \ dir`, "/tmp/<b>&amp;", "/caf\u00e9/\u2028/\x01", "/bad\xff\xfeutf8"}
+	sandboxes := []schema.Sandbox{{}, {Landlock: "abi 7", Hooks: "none"}}
+	n := 0
+	for i, tools := range toolLists {
+		for j, str := range strs {
+			r := initializeResult{ProtocolVersion: "1", ServerInfo: schema.Implementation{Name: "fsbox", Version: str},
+				RootDir: str, Cwd: strs[(j+1)%len(strs)], Tools: tools, SchemaHash: "sha256:" + str, ResultShape: "both", Sandbox: sandboxes[(i+j)%2]}
+			got, err := r.encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := encode(r); string(got) != want {
+				t.Errorf("initialize (tools %d, string %q): encode gives\n%s\nencoding/json\n%s", i, str, got, want)
+			}
+			n++
+		}
+		if got, want := string(toolsListResult{Tools: tools}.encode()), encode(toolsListResult{Tools: tools}); got != want {
+			t.Errorf("tools/list (tools %d): encode gives %s, encoding/json %s", i, got, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no case ran")
 	}
 }

@@ -27,7 +27,8 @@ func init() {
 const genUsage = `Usage: fsbox gen [--lang LANG] [--out DIR] [--schema FILE] [--layout repo|package] [--check]
 
 Generate the typed clients (Go, Python, TypeScript, Rust) and the conformance adapters' dispatch
-tables from the JSON Schema bundle.
+tables from the JSON Schema bundle; in the repo layout without --lang, also the server's encoded
+tool descriptors (schema/descriptors_gen.go).
 
 Two layouts:
   repo     DIR (default .) is an fsbox checkout: the generated files go to their repository
@@ -115,6 +116,14 @@ func gen(args []string, stdout io.Writer) int {
 			}
 		}
 		files = append(files, generated...)
+	}
+	if *layout == "repo" && *lang == "" {
+		// The server's encoded tool descriptors (gen_descriptors.go): the checkout's, not a package's.
+		d, err := genDescriptors(schemaJSON)
+		if err != nil {
+			return errorf("gen: %v", err)
+		}
+		files = append(files, d)
 	}
 	if *check {
 		return checkGenerated(*out, files, stdout)

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/fsbox/fsbox/cmd/fsbox/internal/prewarm" // starts building the descriptors early
 	"github.com/fsbox/fsbox/schema"
 	"github.com/fsbox/fsbox/server"
 )
