@@ -20,7 +20,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 	}
 	c.audit.path(r.rel)
 	if !r.exists {
-		return nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", a.Path)
+		return nil, fserr.Errorf(c.tool, r.rel, schema.KindNotFound, "Path not found: %s", a.Path)
 	}
 	res := &schema.FileInfoResult{Path: e.displayOf(r), Size: r.info.Size()}
 	lines := []string{"path: " + a.Path}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -38,7 +39,7 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 		context = *a.Context
 	}
 	if context < 0 || context > grepMaxContext {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "context must be between 0 and %d.", grepMaxContext)
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "context must be between 0 and %d.", grepMaxContext)
 	}
 	pattern := a.Pattern
 	if a.Literal {
@@ -187,7 +188,7 @@ func newRgGlob(op, glob, base string) (*rgGlob, *Error) {
 		return nil, err
 	}
 	if p == "" || strings.IndexByte(p, 0) >= 0 || !doublestar.ValidatePattern(p) {
-		return nil, errorf(op, "", kindInvalidPattern, "Invalid glob %s.", pyRepr(glob))
+		return nil, fserr.Errorf(op, "", schema.KindInvalidPattern, "Invalid glob %s.", fserr.PyRepr(glob))
 	}
 	g.src = p
 	return g, nil
@@ -243,7 +244,7 @@ func newRgFiles(op, glob, fileType, base string, single bool) (*rgFiles, *Error)
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			return nil, errorf(op, "", kindInvalidArguments, "Unknown file_type %s. Known types: %s.", pyRepr(fileType), strings.Join(names, ", "))
+			return nil, fserr.Errorf(op, "", schema.KindInvalidArguments, "Unknown file_type %s. Known types: %s.", fserr.PyRepr(fileType), strings.Join(names, ", "))
 		}
 		for _, p := range globs {
 			g, _ := newRgGlob(op, p, base)

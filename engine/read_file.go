@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -44,7 +45,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int, c
 	}
 	r, f, fi, oerr := e.openStable(c.tool, r, accessRead)
 	if oerr != nil {
-		if oerr.Kind == kindNotFound {
+		if oerr.Kind == schema.KindNotFound {
 			oerr.Msg = "Path not found: " + a.Path // pydantic-ai-harness's words for a lookup that found nothing
 		}
 		return nil, oerr
@@ -77,9 +78,9 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int, c
 	if sc.piece != nil {
 		switch {
 		case offset >= sc.lines:
-			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
+			return nil, fserr.Errorf(c.tool, r.rel, schema.KindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
 		case sc.piece.column >= sc.piece.seen:
-			return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Column %d is at or past the end of line %d (%s characters).", sc.piece.column, offset+1, text.Thousands(sc.piece.seen))
+			return nil, fserr.Errorf(c.tool, r.rel, schema.KindOffsetOutOfRange, "Column %d is at or past the end of line %d (%s characters).", sc.piece.column, offset+1, text.Thousands(sc.piece.seen))
 		}
 		e.renderPiece(res, sc, header, offset, sc.piece.column)
 		c.emit(&schema.FileReadEvent{EventBase: e.base(c, schema.KindFileRead, r.rel), ContentHash: sc.hash})
@@ -91,7 +92,7 @@ func (e *Engine) readFileWithin(c *call, a *schema.ReadFileArgs, maxChars int, c
 	case sc.lines == 0:
 		body.WriteString("(empty file)\n")
 	case offset >= sc.lines:
-		return nil, errorf(c.tool, r.rel, kindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
+		return nil, fserr.Errorf(c.tool, r.rel, schema.KindOffsetOutOfRange, "Offset %d exceeds file length (%d lines).", offset, sc.lines)
 	default:
 		renderLines(res, &body, sc, max(maxChars-utf8.RuneCountInString(header)-noticeReserve, 0), offset, limit, capped, content)
 	}
@@ -114,13 +115,13 @@ func (e *Engine) readWindow(c *call, a *schema.ReadFileArgs) (offset, limit int,
 		}
 	}
 	if offset < 0 {
-		return 0, 0, false, errorf(c.tool, "", kindInvalidArguments, "offset must be non-negative.")
+		return 0, 0, false, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "offset must be non-negative.")
 	}
 	if limit < 1 {
-		return 0, 0, false, errorf(c.tool, "", kindInvalidArguments, "limit must be at least 1.")
+		return 0, 0, false, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "limit must be at least 1.")
 	}
 	if a.Column != nil && *a.Column < 0 {
-		return 0, 0, false, errorf(c.tool, "", kindInvalidArguments, "column must be non-negative.")
+		return 0, 0, false, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "column must be non-negative.")
 	}
 	return offset, limit, capped, nil
 }
@@ -466,5 +467,5 @@ func (e *Engine) scanError(op string, r *resolved, err error) *Error {
 	if err == context.Canceled || err == context.DeadlineExceeded {
 		return cancelled(op, err)
 	}
-	return osError(op, r.rel, r.spelling, err)
+	return fserr.FromOS(op, r.rel, r.spelling, err)
 }

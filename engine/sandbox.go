@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/posthook"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -110,7 +111,7 @@ func (e *Engine) checkHookSandbox() *Error {
 	if why == "" {
 		why = "the hook launcher needs /proc/self/exe"
 	}
-	return configError("post_edit: hooks run model-named files through host commands and need the kernel's confinement, which is not available here (%s); "+
+	return fserr.Config("post_edit: hooks run model-named files through host commands and need the kernel's confinement, which is not available here (%s); "+
 		"remove post_edit, or let the host run them unconfined (fsbox serve/mcp --allow-unconfined-hooks)", why)
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/fnmatch"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
@@ -53,7 +54,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 		}
 		g, gerr := fnmatch.New(a.IncludeGlob, false)
 		if gerr != nil {
-			return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid include_glob %s: %v", pyRepr(a.IncludeGlob), gerr)
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidPattern, "Invalid include_glob %s: %v", fserr.PyRepr(a.IncludeGlob), gerr)
 		}
 		s.include = &g
 		s.filter.globCost = uint64(len(a.IncludeGlob)) // translated to one RE2 program: linear
@@ -394,7 +395,7 @@ func (s *searcher) searchOne(r *resolved) *Error {
 			})
 		}
 		if serr != nil {
-			return osError(s.c.tool, r.rel, r.spelling, serr)
+			return fserr.FromOS(s.c.tool, r.rel, r.spelling, serr)
 		}
 	}
 	s.add(o)

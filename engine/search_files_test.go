@@ -60,12 +60,12 @@ func TestSearchFiles_Errors(t *testing.T) {
 		args map[string]any
 		kind schema.ErrorKind
 	}{
-		{map[string]any{"pattern": "[invalid"}, kindInvalidPattern},
-		{map[string]any{"pattern": `(?<=x)y`}, kindInvalidPattern},
-		{map[string]any{"pattern": "x", "path": "missing"}, kindNotFound},
-		{map[string]any{"pattern": "x", "path": ".."}, kindOutsideRoot},
-		{map[string]any{"pattern": "x", "path": "src"}, kindDenied},
-		{map[string]any{"pattern": "x", "bogus": 1}, kindInvalidArguments},
+		{map[string]any{"pattern": "[invalid"}, schema.KindInvalidPattern},
+		{map[string]any{"pattern": `(?<=x)y`}, schema.KindInvalidPattern},
+		{map[string]any{"pattern": "x", "path": "missing"}, schema.KindNotFound},
+		{map[string]any{"pattern": "x", "path": ".."}, schema.KindOutsideRoot},
+		{map[string]any{"pattern": "x", "path": "src"}, schema.KindDenied},
+		{map[string]any{"pattern": "x", "bogus": 1}, schema.KindInvalidArguments},
 	} {
 		_, err := tryCall(t, e, "search_files", tc.args, Hooks{})
 		wantKind(t, fmt.Sprintf("search_files(%v)", tc.args), err, tc.kind)

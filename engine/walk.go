@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
@@ -94,13 +95,13 @@ func (e *Engine) openWalkRoot(c *call, spelling string, allowFile bool) (*resolv
 		return nil, nil, err
 	}
 	if !r.exists {
-		return nil, nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", spelling)
+		return nil, nil, fserr.Errorf(c.tool, r.rel, schema.KindNotFound, "Path not found: %s", spelling)
 	}
 	if !r.info.IsDir() {
 		if allowFile && !r.dirSlash {
 			return r, nil, nil
 		}
-		return nil, nil, errorf(c.tool, r.rel, kindNotADirectory, "Not a directory: %s", spelling)
+		return nil, nil, fserr.Errorf(c.tool, r.rel, schema.KindNotADirectory, "Not a directory: %s", spelling)
 	}
 	// The handle is checked to be the directory resolve saw, so a swap in between cannot redirect
 	// the walk (os.Root already keeps it inside the root).
