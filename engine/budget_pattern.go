@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -232,4 +233,14 @@ func compileRegex(op, arg, pattern, narrow string) (*regexp.Regexp, *syntax.Rege
 		return nil, nil, fserr.Errorf(op, "", schema.KindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, tree, nil
+}
+
+// boundedLineMatcher compiles the pattern of search_files or grep (the argument arg of the tool
+// op) within the pattern bounds (budget_pattern.go rule 2); narrow says how to ask for less.
+func boundedLineMatcher(op, arg, pattern, narrow string) (*scan.Matcher, *Error) {
+	re, tree, err := compileRegex(op, arg, pattern, narrow)
+	if err != nil {
+		return nil, err
+	}
+	return scan.MatcherOf(re, tree), nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -212,7 +213,7 @@ func badHash(op, raw string) *Error {
 // readHead reads up to limit bytes of f and hashes all of it; size is the file's length as read.
 func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err error) {
 	h := text.NewHash()
-	cr := &countingReader{r: f, h: h}
+	cr := &scan.CountingReader{R: f, H: h}
 	buf := make([]byte, limit)
 	n, err := io.ReadFull(cr, buf)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -221,5 +222,5 @@ func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err
 	if _, err := io.Copy(io.Discard, cr); err != nil {
 		return nil, "", 0, err
 	}
-	return buf[:n], text.ShortHash(h), cr.n, nil
+	return buf[:n], text.ShortHash(h), cr.N, nil
 }
