@@ -101,31 +101,11 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 		return nil, rerr
 	}
 	if r.exists && r.info.IsDir() {
-		if a.ViewRange != nil {
-			return nil, fserr.Errorf(c.tool, r.rel, schema.KindInvalidArguments, "The view_range parameter is not allowed when path points to a directory.")
-		}
-		depth := 2
-		tr, err := e.directoryTree(c, &schema.DirectoryTreeArgs{Path: a.Path, MaxDepth: &depth})
-		if err != nil {
-			return nil, err
-		}
-		// directory_tree's notices name its max_depth; this tool has no such argument.
-		text := strings.ReplaceAll(tr.Text, ", or a smaller max_depth", "")
-		return &schema.StrReplaceBasedEditToolResult{Path: tr.Path, Truncated: tr.Truncated,
-			Text: fmt.Sprintf("Here are the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s", a.Path, text)}, nil
+		return e.editorViewDir(c, a, r)
 	}
-	first, last := 1, -1
-	if a.ViewRange != nil {
-		if len(a.ViewRange) != 2 {
-			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Invalid view_range %s: it should be a list of two integers, [first, last].", jsonInts(a.ViewRange))
-		}
-		first, last = a.ViewRange[0], a.ViewRange[1]
-		if first < 1 {
-			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Invalid view_range %s: its first element %d should be at least 1.", jsonInts(a.ViewRange), first)
-		}
-		if last != -1 && last < first {
-			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Invalid view_range %s: its second element %d should be -1 (the end of the file) or at least its first element %d.", jsonInts(a.ViewRange), last, first)
-		}
+	first, last, verr := viewRange(c.tool, a.ViewRange)
+	if verr != nil {
+		return nil, verr
 	}
 	args := &schema.ReadFileArgs{Path: a.Path}
 	off := first - 1
@@ -176,6 +156,43 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// editorViewDir is the view command on a directory: directory_tree two levels deep, in the
+// words of this tool (which has no view_range for a directory and no max_depth).
+func (e *Engine) editorViewDir(c *call, a *schema.StrReplaceBasedEditToolArgs, r *resolved) (*schema.StrReplaceBasedEditToolResult, error) {
+	if a.ViewRange != nil {
+		return nil, fserr.Errorf(c.tool, r.rel, schema.KindInvalidArguments, "The view_range parameter is not allowed when path points to a directory.")
+	}
+	depth := 2
+	tr, err := e.directoryTree(c, &schema.DirectoryTreeArgs{Path: a.Path, MaxDepth: &depth})
+	if err != nil {
+		return nil, err
+	}
+	// directory_tree's notices name its max_depth; this tool has no such argument.
+	text := strings.ReplaceAll(tr.Text, ", or a smaller max_depth", "")
+	return &schema.StrReplaceBasedEditToolResult{Path: tr.Path, Truncated: tr.Truncated,
+		Text: fmt.Sprintf("Here are the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s", a.Path, text)}, nil
+}
+
+// viewRange checks the view command's view_range and returns its first line (1-based) and last
+// (-1: the end of the file); without one, the whole file. Whether the range lies within the file
+// is checked once it has been read.
+func viewRange(op string, vr []int) (first, last int, err *Error) {
+	first, last = 1, -1
+	if vr != nil {
+		if len(vr) != 2 {
+			return 0, 0, fserr.Errorf(op, "", schema.KindInvalidArguments, "Invalid view_range %s: it should be a list of two integers, [first, last].", jsonInts(vr))
+		}
+		first, last = vr[0], vr[1]
+		if first < 1 {
+			return 0, 0, fserr.Errorf(op, "", schema.KindInvalidArguments, "Invalid view_range %s: its first element %d should be at least 1.", jsonInts(vr), first)
+		}
+		if last != -1 && last < first {
+			return 0, 0, fserr.Errorf(op, "", schema.KindInvalidArguments, "Invalid view_range %s: its second element %d should be -1 (the end of the file) or at least its first element %d.", jsonInts(vr), last, first)
+		}
+	}
+	return first, last, nil
 }
 
 // lineTotal pulls the line count out of read_file's offset message ("... (N lines).").
