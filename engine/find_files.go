@@ -62,7 +62,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	f := &finder{e: e, c: c, fsys: fsys, filter: filter, base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
 	deep := strings.Contains(pattern, "**")
 	reach := func(name string, isDir bool) bool {
-		filter.work.spend(matchUnits(fsys.cost, len(name)))
+		filter.work.Spend(matchUnits(fsys.cost, len(name)))
 		if dirsOnly && !isDir {
 			return false // "*/" would not have shown a file either
 		}
@@ -335,7 +335,7 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 	if err := f.c.ctx.Err(); err != nil {
 		return err
 	}
-	if !f.filter.work.spend(1) {
+	if !f.filter.work.Spend(1) {
 		return errWalkSpent
 	}
 	if name == f.base {
