@@ -108,7 +108,7 @@ func (parent *Level) Below(rel string) *Level {
 			lvl.off = true
 			return lvl
 		}
-		lvl.domain = strings.Split(rel, "/")
+		lvl.dir = rel
 	}
 	return lvl
 }
@@ -116,6 +116,9 @@ func (parent *Level) Below(rel string) *Level {
 // Add parses the content of one of the level's ignore files (in the order of Files) onto its
 // rules.
 func (l *Level) Add(b []byte) {
+	if l.domain == nil && l.dir != "" {
+		l.domain = strings.Split(l.dir, "/") // here, not in Below: most directories have no ignore file
+	}
 	l.rules = append(slices.Clip(l.rules), Parse(b, l.domain, l.load)...)
 }
 
@@ -131,7 +134,8 @@ var Files = []string{".gitignore", ".ignore", ".rgignore"}
 type Level struct {
 	parent *Level
 	rules  []Rule   // this directory's, lowest precedence first
-	domain []string // the directory of rules, as components (nil: the root, or global)
+	dir    string   // the directory of rules, root-relative ("": the root, or global)
+	domain []string // dir as components, once a rule is added (nil: the root, or global)
 	idx    *index   // rules indexed; nil until the level is complete
 	load   *Load
 	// off: this directory was named explicitly, though ignored, so nothing below it is ignored.
