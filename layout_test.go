@@ -49,8 +49,8 @@ const module = "github.com/fsbox/fsbox"
 //  16. engine/internal/text (decoding, sniffing, hashes, the output budget) imports schema,
 //     relpath, fserr and fnmatch only;
 //  17. no package below engine imports engine, and the internal packages import each other only
-//     downwards, in the order of rules 13-16, 19 and 20 (relpath, fserr, fnmatch, text, commit,
-//     posthook); the rest of
+//     downwards, in the order of rules 13, 25, 14-16, 24, 19 and 20 (relpath, ignore, fserr,
+//     fnmatch, text, scan, commit, posthook); the rest of
 //     engine/internal (confine, textdiff) imports schema at most until it has a place in that
 //     order. So a room never reaches back into Engine or a call's state: it owns a small struct
 //     and takes its arguments;
@@ -70,6 +70,17 @@ const module = "github.com/fsbox/fsbox"
 //     descriptor, the sequence, rotation by size) imports nothing of ours: it writes the lines it
 //     is given and knows no tools, paths or records, so what a line may hold (never file
 //     contents, never host paths) is decided in one place, engine/audit.go.
+//  24. engine/internal/scan (the streaming line scan of read_file and file_info, the column
+//     piece, search's line matcher) imports schema, relpath, fserr, fnmatch and text only: it
+//     reads an io.Reader it is given and never opens, resolves or decides access, so a scan
+//     cannot reach a file the engine did not open. It sits above text in the order of rule 17;
+//     commit and posthook do not import it (a lock or a hook has no lines to scan).
+//  25. engine/internal/ignore (the walkers' ignore rules: gitignore files parsed with go-git,
+//     their precedence, the per-level index and the pattern caps) imports relpath only: it
+//     decides whether an entry is hidden from a listing, never whether it may be read, so it
+//     needs neither the error kinds nor the access lists, and opens nothing in the root (the
+//     engine reads the ignore files through its descriptors). It sits just above relpath in the
+//     order of rule 17; no room below the engine imports it.
 //
 // The first matching prefix wins, so more specific prefixes come first.
 var importRules = []struct {
@@ -81,9 +92,11 @@ var importRules = []struct {
 	{"rpc", nil},
 	{"engine/internal/confine", nil}, // rule 10
 	{"engine/internal/relpath", nil}, // rule 13
+	{"engine/internal/ignore", []string{"engine/internal/relpath"}},                                                                                                                                              // rule 25
 	{"engine/internal/fserr", []string{"schema", "engine/internal/relpath"}},                                                                                                                                     // rule 14
 	{"engine/internal/fnmatch", []string{"schema", "engine/internal/relpath", "engine/internal/fserr"}},                                                                                                          // rule 15
 	{"engine/internal/text", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch"}},                                                                                  // rule 16
+	{"engine/internal/scan", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text"}},                                                          // rule 24
 	{"engine/internal/commit", []string{"schema", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text"}},                                                        // rule 19
 	{"engine/internal/posthook", []string{"schema", "engine/internal/confine", "engine/internal/relpath", "engine/internal/fserr", "engine/internal/fnmatch", "engine/internal/text", "engine/internal/commit"}}, // rule 20
 	{"engine/internal/audit", nil},            // rule 23

@@ -7,6 +7,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fsbox/fsbox/engine/internal/fnmatch"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -105,7 +106,7 @@ func newAccessPolicy(cfg *schema.Config, defaults bool, prefix string) (*accessP
 		for i, s := range srcs {
 			fp, err := fnmatch.NewCase(s, depth, fold)
 			if err != nil {
-				return nil, configError("%s[%d]: invalid pattern %s: %v", field, i, pyRepr(s), err)
+				return nil, fserr.Config("%s[%d]: invalid pattern %s: %v", field, i, fserr.PyRepr(s), err)
 			}
 			out = append(out, fp)
 		}
@@ -153,10 +154,10 @@ func compileRule(i int, r schema.PermissionRule) (permRule, *Error) {
 	switch r.Mode {
 	case "allow", "deny", "interrupt":
 	default:
-		return permRule{}, configError("permissions[%d].mode: unknown mode %s (want allow, deny or interrupt)", i, pyRepr(r.Mode))
+		return permRule{}, fserr.Config("permissions[%d].mode: unknown mode %s (want allow, deny or interrupt)", i, fserr.PyRepr(r.Mode))
 	}
 	if len(r.Operations) == 0 {
-		return permRule{}, configError("permissions[%d].operations: must name at least one of read, write", i)
+		return permRule{}, fserr.Config("permissions[%d].operations: must name at least one of read, write", i)
 	}
 	for _, op := range r.Operations {
 		switch op {
@@ -165,22 +166,22 @@ func compileRule(i int, r schema.PermissionRule) (permRule, *Error) {
 		case "write":
 			pr.write = true
 		default:
-			return permRule{}, configError("permissions[%d].operations: unknown operation %s (want read or write)", i, pyRepr(op))
+			return permRule{}, fserr.Config("permissions[%d].operations: unknown operation %s (want read or write)", i, fserr.PyRepr(op))
 		}
 	}
 	if pr.read && r.Mode == "interrupt" {
 		// A change request describes a change; there is nothing to show for a read.
-		return permRule{}, configError("permissions[%d]: mode interrupt applies to write operations only", i)
+		return permRule{}, fserr.Config("permissions[%d]: mode interrupt applies to write operations only", i)
 	}
 	if len(r.Paths) == 0 {
-		return permRule{}, configError("permissions[%d].paths: must name at least one glob", i)
+		return permRule{}, fserr.Config("permissions[%d].paths: must name at least one glob", i)
 	}
 	for j, g := range r.Paths {
 		if !strings.HasPrefix(g, "/") {
-			return permRule{}, configError("permissions[%d].paths[%d]: %s must be anchored at the root with a leading /", i, j, pyRepr(g))
+			return permRule{}, fserr.Config("permissions[%d].paths[%d]: %s must be anchored at the root with a leading /", i, j, fserr.PyRepr(g))
 		}
 		if !doublestar.ValidatePattern(g) {
-			return permRule{}, configError("permissions[%d].paths[%d]: invalid glob %s", i, j, pyRepr(g))
+			return permRule{}, fserr.Config("permissions[%d].paths[%d]: invalid glob %s", i, j, fserr.PyRepr(g))
 		}
 		if pr.fold {
 			g = fnmatch.FoldCase(g)
@@ -275,16 +276,16 @@ func (p *accessPolicy) check(op string, r *resolved, a access) (*schema.Permissi
 func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []string) (*schema.PermissionRule, *Error) {
 	if a == accessWrite {
 		if pat, ok := p.protectedIx.First(withAnc); ok {
-			return nil, refusal(op, r, kindProtected, "is protected (read-only)", fmt.Sprintf("Path '%s' is protected (matches '%s').", r.rel, pat))
+			return nil, refusal(op, r, schema.KindProtected, "is protected (read-only)", fmt.Sprintf("Path '%s' is protected (matches '%s').", r.rel, pat))
 		}
 	}
 	if pat, ok := p.deniedIx.First(withAnc); ok {
-		return nil, refusal(op, r, kindDenied, "is denied", fmt.Sprintf("Path '%s' is denied by pattern '%s'.", r.rel, pat))
+		return nil, refusal(op, r, schema.KindDenied, "is denied", fmt.Sprintf("Path '%s' is denied by pattern '%s'.", r.rel, pat))
 	}
 	if a != accessWalkRoot && len(p.allowed) > 0 {
 		for _, n := range p.names(r, false) {
 			if _, ok := p.allowed.First([]string{n}); !ok {
-				return nil, refusal(op, r, kindNotAllowed, "is not allowed", fmt.Sprintf("Path '%s' does not match any allowed pattern.", r.rel))
+				return nil, refusal(op, r, schema.KindNotAllowed, "is not allowed", fmt.Sprintf("Path '%s' does not match any allowed pattern.", r.rel))
 			}
 		}
 	}
@@ -305,7 +306,7 @@ func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []st
 		}
 		switch rule.mode {
 		case "deny":
-			return nil, refusal(op, r, kindPermissionDenied, "is denied by a permission rule", fmt.Sprintf("Path '%s' is denied by permission rule %d.", r.rel, rule.index+1))
+			return nil, refusal(op, r, schema.KindPermissionDenied, "is denied by a permission rule", fmt.Sprintf("Path '%s' is denied by permission rule %d.", r.rel, rule.index+1))
 		case "interrupt":
 			src := rule.src
 			return &src, nil
@@ -322,9 +323,9 @@ func (p *accessPolicy) checkNames(op string, r *resolved, a access, withAnc []st
 // or rule, and data.path is the spelled (lexical) path, not the resolved one.
 func refusal(op string, r *resolved, kind schema.ErrorKind, what, direct string) *Error {
 	if r.lexical == r.rel {
-		return errorf(op, r.rel, kind, "%s", direct)
+		return fserr.Errorf(op, r.rel, kind, "%s", direct)
 	}
-	return errorf(op, r.lexical, kind, "Path %s %s.", pyRepr(r.spelling), what)
+	return fserr.Errorf(op, r.lexical, kind, "Path %s %s.", fserr.PyRepr(r.spelling), what)
 }
 
 // checkRead applies the read-level rules (1, 3, 4, 5) to r: for read_file, file_info and the

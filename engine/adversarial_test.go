@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -154,7 +155,7 @@ func TestAdversarialPaths(t *testing.T) {
 func assertNoHostPath(t *testing.T, fx *fixture, s, spelling string) {
 	t.Helper()
 	s = strings.ReplaceAll(s, spelling, "<spelling>")
-	s = strings.ReplaceAll(s, pyRepr(spelling), "<spelling>")
+	s = strings.ReplaceAll(s, fserr.PyRepr(spelling), "<spelling>")
 	for _, host := range []string{fx.root, fx.outside, filepath.Dir(fx.root)} {
 		if strings.Contains(s, host) {
 			t.Errorf("text names a host path %q: %q", host, s)

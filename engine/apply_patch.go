@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -69,7 +70,7 @@ func (p *patchFile) final() *resolved {
 func (e *Engine) applyPatch(c *call, a *schema.ApplyPatchArgs) (*schema.ApplyPatchResult, error) {
 	ops, perr := patchOps(a)
 	if perr != nil {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid patch: %s Nothing was changed.", perr.msg)
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Invalid patch: %s Nothing was changed.", perr.msg)
 	}
 	// An absolute path inside the patch is the model's own, but not a top-level argument the
 	// callers' scrubbing sees: messages show it as the model may see it (root-relative inside
@@ -133,8 +134,8 @@ func (e *Engine) resolvePatch(c *call, ops []patchOp) (files []*patchFile, rule 
 	seen := map[string]string{}
 	claim := func(r *resolved, spelled string) *Error {
 		if prev, dup := seen[r.rel]; dup {
-			return errorf(c.tool, r.rel, kindInvalidArguments,
-				"Invalid patch: %s and %s are the same file; change each file once per patch. Nothing was changed.", pyRepr(prev), pyRepr(spelled))
+			return fserr.Errorf(c.tool, r.rel, schema.KindInvalidArguments,
+				"Invalid patch: %s and %s are the same file; change each file once per patch. Nothing was changed.", fserr.PyRepr(prev), fserr.PyRepr(spelled))
 		}
 		seen[r.rel] = spelled
 		rels = append(rels, r.rel)
@@ -307,7 +308,7 @@ func patchOps(a *schema.ApplyPatchArgs) ([]patchOp, *patchError) {
 		}
 		return []patchOp{{kind: patchDelete, path: o.Path}}, nil
 	}
-	return nil, patchErrorf("operation.type must be 'create_file', 'update_file' or 'delete_file', got %s.", pyRepr(o.Type))
+	return nil, patchErrorf("operation.type must be 'create_file', 'update_file' or 'delete_file', got %s.", fserr.PyRepr(o.Type))
 }
 
 // planPatchFile is step 3 of applyPatch for one file, under the locks.
@@ -315,8 +316,8 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	switch p.op.kind {
 	case patchAdd:
 		if p.r.exists {
-			return errorf(c.tool, p.r.rel, kindAlreadyExists,
-				"%s already exists; *** Add File only creates new files. Change it with *** Update File, or delete it first with *** Delete File.", pyRepr(p.op.path))
+			return fserr.Errorf(c.tool, p.r.rel, schema.KindAlreadyExists,
+				"%s already exists; *** Add File only creates new files. Change it with *** Update File, or delete it first with *** Delete File.", fserr.PyRepr(p.op.path))
 		}
 		if err := e.newFileTarget(c, p, p.r, p.op.path); err != nil {
 			return err
@@ -326,9 +327,9 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	case patchDelete:
 		switch {
 		case !p.t.r.exists:
-			return errorf(c.tool, p.t.r.rel, kindNotFound, "File not found: %s. Nothing to delete.", p.op.path)
+			return fserr.Errorf(c.tool, p.t.r.rel, schema.KindNotFound, "File not found: %s. Nothing to delete.", p.op.path)
 		case p.t.r.info.IsDir():
-			return errorf(c.tool, p.t.r.rel, kindNotAFile, "%s is a directory; *** Delete File deletes files only.", pyRepr(p.op.path))
+			return fserr.Errorf(c.tool, p.t.r.rel, schema.KindNotAFile, "%s is a directory; *** Delete File deletes files only.", fserr.PyRepr(p.op.path))
 		case !p.t.r.info.Mode().IsRegular() && !isSymlink(p.t.r.info):
 			return errNotRegular(c.tool, p.t.r)
 		}
@@ -337,7 +338,7 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	}
 	// Update.
 	if !p.r.exists {
-		return errorf(c.tool, p.r.rel, kindNotFound, "File not found: %s. Create it with *** Add File.", p.op.path)
+		return fserr.Errorf(c.tool, p.r.rel, schema.KindNotFound, "File not found: %s. Create it with *** Add File.", p.op.path)
 	}
 	if err := e.wantRegular(c.tool, p.r); err != nil {
 		return err
@@ -350,19 +351,19 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	old, err := readAllSized(f, fi.Size())
 	f.Close()
 	if err != nil {
-		return osError(c.tool, r.rel, r.spelling, err)
+		return fserr.FromOS(c.tool, r.rel, r.spelling, err)
 	}
 	if text.HasNUL(old) {
-		return errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; apply_patch only changes text files.", p.op.path)
+		return fserr.Errorf(c.tool, r.rel, schema.KindBinaryFile, "%s is a binary file; apply_patch only changes text files.", p.op.path)
 	}
 	p.old, p.current = old, text.ContentHash(old)
 	updated, fail := applyHunks(old, p.op.hunks, p.op.path)
 	if fail != nil {
-		kind := kindNoMatch
+		kind := schema.KindNoMatch
 		if fail.multiple {
-			kind = kindMultipleMatches
+			kind = schema.KindMultipleMatches
 		}
-		return errorf(c.tool, r.rel, kind, "%s", fail.msg)
+		return fserr.Errorf(c.tool, r.rel, kind, "%s", fail.msg)
 	}
 	p.content = updated
 	if p.dst == nil {
@@ -370,12 +371,12 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 	}
 	// A move: the old entry must be the file updated (not a symlink to it), the new path free.
 	if p.t.r.rel != p.r.rel {
-		return errorf(c.tool, p.t.r.rel, kindInvalidArguments,
-			"%s is a symbolic link; *** Move to moves regular files only. Update the file it points to, or move the link with move_file.", pyRepr(p.op.path))
+		return fserr.Errorf(c.tool, p.t.r.rel, schema.KindInvalidArguments,
+			"%s is a symbolic link; *** Move to moves regular files only. Update the file it points to, or move the link with move_file.", fserr.PyRepr(p.op.path))
 	}
 	if p.dst.exists {
-		return errorf(c.tool, p.dst.rel, kindAlreadyExists,
-			"The *** Move to path %s already exists. Choose a new path, or delete that file first with *** Delete File in an earlier call.", pyRepr(p.op.moveTo))
+		return fserr.Errorf(c.tool, p.dst.rel, schema.KindAlreadyExists,
+			"The *** Move to path %s already exists. Choose a new path, or delete that file first with *** Delete File in an earlier call.", fserr.PyRepr(p.op.moveTo))
 	}
 	return e.newFileTarget(c, p, p.dst, p.op.moveTo)
 }
@@ -386,7 +387,7 @@ func (e *Engine) planPatchFile(c *call, p *patchFile) *Error {
 // its missing ancestors, only when the patch is committed.
 func (e *Engine) newFileTarget(c *call, p *patchFile, r *resolved, spelled string) *Error {
 	err := e.writableTarget(c.tool, r)
-	if err == nil || err.Kind != kindParentMissing {
+	if err == nil || err.Kind != schema.KindParentMissing {
 		return err
 	}
 	i := strings.LastIndexByte(strings.TrimRight(spelled, "/"), '/')
@@ -473,7 +474,7 @@ func (e *Engine) commitPatchFile(c *call, p *patchFile) (*patchItem, *Error) {
 	}
 	if p.dst == nil {
 		if _, err := e.commitFile(c, commitSpec{op: c.tool, r: p.r, content: p.content, guard: p.current, locked: p.r.rel}); err != nil {
-			if err.Kind == kindStaleHash {
+			if err.Kind == schema.KindStaleHash {
 				return nil, errChanged(c.tool, p.r)
 			}
 			return nil, err
@@ -508,7 +509,7 @@ func (e *Engine) hashOf(op string, r *resolved) (string, *Error) {
 	defer f.Close()
 	b, err := readAllSized(f, fi.Size())
 	if err != nil {
-		return "", osError(op, r.rel, r.spelling, err)
+		return "", fserr.FromOS(op, r.rel, r.spelling, err)
 	}
 	return text.ContentHash(b), nil
 }

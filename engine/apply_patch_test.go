@@ -72,20 +72,20 @@ func TestApplyPatch_ThirdFileFailsNothingWritten(t *testing.T) {
 		third string
 		kind  schema.ErrorKind
 	}{
-		"context not found":      {"*** Update File: c.txt\n@@\n-zzz\n+C\n", kindNoMatch},
-		"traversal":              {"*** Update File: ../outside/o.txt\n@@\n-o\n+O\n", kindOutsideRoot},
-		"traversal in add":       {"*** Add File: ../x.txt\n+x\n", kindOutsideRoot},
-		"traversal in delete":    {"*** Delete File: ../outside/o.txt\n", kindOutsideRoot},
-		"move outside":           {"*** Update File: c.txt\n*** Move to: ../outside/c.txt\n@@\n-c\n+C\n", kindOutsideRoot},
-		"move into protected":    {"*** Update File: c.txt\n*** Move to: .git/c.txt\n@@\n-c\n+C\n", kindProtected},
-		"move over a file":       {"*** Update File: c.txt\n*** Move to: b.txt\n@@\n-c\n+C\n", kindAlreadyExists},
-		"add over a file":        {"*** Add File: b.txt\n+b2\n", kindAlreadyExists},
-		"delete protected":       {"*** Delete File: .git/config\n", kindProtected},
-		"delete missing":         {"*** Delete File: nope.txt\n", kindNotFound},
-		"update missing":         {"*** Update File: nope.txt\n@@\n-x\n+y\n", kindNotFound},
-		"same file twice":        {"*** Update File: ./a.txt\n@@\n-a\n+B\n", kindInvalidArguments},
-		"add under a file":       {"*** Add File: b.txt/x.txt\n+x\n", kindParentNotDirectory},
-		"add in a protected dir": {"*** Add File: .git/hooks/pre-commit\n+x\n", kindProtected},
+		"context not found":      {"*** Update File: c.txt\n@@\n-zzz\n+C\n", schema.KindNoMatch},
+		"traversal":              {"*** Update File: ../outside/o.txt\n@@\n-o\n+O\n", schema.KindOutsideRoot},
+		"traversal in add":       {"*** Add File: ../x.txt\n+x\n", schema.KindOutsideRoot},
+		"traversal in delete":    {"*** Delete File: ../outside/o.txt\n", schema.KindOutsideRoot},
+		"move outside":           {"*** Update File: c.txt\n*** Move to: ../outside/c.txt\n@@\n-c\n+C\n", schema.KindOutsideRoot},
+		"move into protected":    {"*** Update File: c.txt\n*** Move to: .git/c.txt\n@@\n-c\n+C\n", schema.KindProtected},
+		"move over a file":       {"*** Update File: c.txt\n*** Move to: b.txt\n@@\n-c\n+C\n", schema.KindAlreadyExists},
+		"add over a file":        {"*** Add File: b.txt\n+b2\n", schema.KindAlreadyExists},
+		"delete protected":       {"*** Delete File: .git/config\n", schema.KindProtected},
+		"delete missing":         {"*** Delete File: nope.txt\n", schema.KindNotFound},
+		"update missing":         {"*** Update File: nope.txt\n@@\n-x\n+y\n", schema.KindNotFound},
+		"same file twice":        {"*** Update File: ./a.txt\n@@\n-a\n+B\n", schema.KindInvalidArguments},
+		"add under a file":       {"*** Add File: b.txt/x.txt\n+x\n", schema.KindParentNotDirectory},
+		"add in a protected dir": {"*** Add File: .git/hooks/pre-commit\n+x\n", schema.KindProtected},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -127,7 +127,7 @@ func TestApplyPatch_RejectedAndEdited(t *testing.T) {
 		return schema.ChangeRequestResult{Decision: "edit", Content: &c}, nil
 	}}
 	_, err := tryCall(t, e, schema.ToolApplyPatch, envelope("*** Update File: a.txt\n@@\n-reviewed\n+A\n"), rec.hooks(true))
-	wantKind(t, "content edit of a patch", err, kindChangeRequestFailed)
+	wantKind(t, "content edit of a patch", err, schema.KindChangeRequestFailed)
 }
 
 func TestApplyPatch_OperationForm(t *testing.T) {
@@ -174,7 +174,7 @@ func TestApplyPatch_OperationForm(t *testing.T) {
 		"move_to on a delete":      map[string]any{"operation": map[string]any{"type": "delete_file", "path": "a.txt", "move_to": "b.txt"}},
 	} {
 		_, err := tryCall(t, e, schema.ToolApplyPatch, args, Hooks{})
-		wantKind(t, name, err, kindInvalidArguments)
+		wantKind(t, name, err, schema.KindInvalidArguments)
 	}
 	if fx.read("a.txt") != "l1\r\nL2\r\n" {
 		t.Fatal("a refused call changed a.txt")
@@ -186,7 +186,7 @@ func TestApplyPatch_TooBig(t *testing.T) {
 	e := patchEngine(fx, schema.Config{})
 	huge := "*** Add File: big.txt\n" + strings.Repeat("+"+strings.Repeat("x", 99)+"\n", maxPatchBytes/100+1)
 	_, err := tryCall(t, e, schema.ToolApplyPatch, envelope(huge), Hooks{})
-	wantKind(t, "huge hunk", err, kindInvalidArguments)
+	wantKind(t, "huge hunk", err, schema.KindInvalidArguments)
 	if !strings.Contains(err.Msg, "Split it") || fx.read("big.txt") != "<missing>" {
 		t.Fatalf("huge patch: %s", err.Msg)
 	}
@@ -281,7 +281,7 @@ func TestApplyPatch_AddCreatesParents(t *testing.T) {
 		t.Fatal("a rejected patch created its directory")
 	}
 	_, err := tryCall(t, e, schema.ToolApplyPatch, envelope("*** Add File: ok/x.txt\n+x\n*** Add File: secret/sub/x.txt\n+x\n"), Hooks{})
-	wantKind(t, "add in a denied directory", err, kindDenied)
+	wantKind(t, "add in a denied directory", err, schema.KindDenied)
 	if _, err := os.Stat(fx.abs("ok")); err == nil {
 		t.Fatal("a refused patch created a directory")
 	}

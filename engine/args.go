@@ -39,7 +39,7 @@ func decodeArgs(op string, raw json.RawMessage, dst any) *Error {
 func ArgumentsError(op string, err error) *Error {
 	var de *schema.DecodeError
 	if !errors.As(err, &de) {
-		return &Error{Op: op, Kind: kindInvalidArguments, Msg: "The arguments are not valid JSON.", Err: err}
+		return &Error{Op: op, Kind: schema.KindInvalidArguments, Msg: "The arguments are not valid JSON.", Err: err}
 	}
 	var msg string
 	switch de.Problem {
@@ -66,5 +66,5 @@ func ArgumentsError(op string, err error) *Error {
 	default:
 		msg = "The arguments are not valid JSON."
 	}
-	return &Error{Op: op, Kind: kindInvalidArguments, Msg: msg, Err: err}
+	return &Error{Op: op, Kind: schema.KindInvalidArguments, Msg: msg, Err: err}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fsbox/fsbox/engine/internal/audit"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -206,10 +207,10 @@ func (e *Engine) checkAudit() *Error {
 			continue
 		}
 		if id, ok := audit.IDOf(fi); ok && e.audit.log.w.Within(id) {
-			return configError("root_dir: the host's audit log lies inside this root or one of its mounts, where the model could read or change it; the audit log must lie outside every root and mount")
+			return fserr.Config("root_dir: the host's audit log lies inside this root or one of its mounts, where the model could read or change it; the audit log must lie outside every root and mount")
 		}
 		if e.audit.log.w.RotatesAbove(f) {
-			return configError("root_dir: the host's audit log rotates (--audit-max-bytes) in a directory that holds this root or one of its mounts, and rotating lets the process create and remove files beneath that directory; give the audit log a directory of its own")
+			return fserr.Config("root_dir: the host's audit log rotates (--audit-max-bytes) in a directory that holds this root or one of its mounts, and rotating lets the process create and remove files beneath that directory; give the audit log a directory of its own")
 		}
 	}
 	return nil

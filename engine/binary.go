@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -25,24 +26,24 @@ func (e *Engine) binaryHeader(label, mediaType string, size int64, hash string) 
 //  3. any other binary file: the header and a hex dump of its first bytes, within max_read_chars.
 //
 // The header carries the hash in every case, so the model can guard a later overwrite.
-func (e *Engine) renderBinary(res *schema.ReadFileResult, sc *scanResult, label string, maxChars int) {
+func (e *Engine) renderBinary(res *schema.ReadFileResult, sc *scan.Result, label string, maxChars int) {
 	res.Binary = true
-	mediaType := sc.media
+	mediaType := sc.Media
 	if mediaType == "" {
-		mediaType = text.BinaryType(sc.head)
+		mediaType = text.BinaryType(sc.Head)
 	}
 	res.MediaType = mediaType
-	header := e.binaryHeader(label, mediaType, sc.size, sc.hash)
+	header := e.binaryHeader(label, mediaType, sc.Size, sc.Hash)
 	switch {
-	case sc.media != "" && sc.data != nil:
-		res.Data = sc.data
+	case sc.Media != "" && sc.Data != nil:
+		res.Data = sc.Data
 		res.Text = header
-	case sc.media != "":
+	case sc.Media != "":
 		res.Text = fmt.Sprintf("%sToo large to view: the limit is %d bytes.\n", header, text.MaxMediaBytes)
 	default:
 		const intro = "Binary file; the first bytes in hex:\n"
 		const moreNotice = len("... (999999999999 more bytes)\n")
 		budget := maxChars - utf8.RuneCountInString(header) - len(intro) - moreNotice
-		res.Text = header + intro + text.HexPreview(sc.head, sc.size, budget)
+		res.Text = header + intro + text.HexPreview(sc.Head, sc.Size, budget)
 	}
 }

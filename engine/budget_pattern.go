@@ -6,6 +6,10 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+
+	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/scan"
+	"github.com/fsbox/fsbox/schema"
 )
 
 // Pattern bounds: every glob and regex the model sends has a bounded cost before any work starts.
@@ -47,7 +51,7 @@ const (
 func boundedArgs(pattern string, most int, fn toolFunc) toolFunc {
 	return func(e *Engine, c *call, raw json.RawMessage) (any, error) {
 		if len(raw) > maxPatternArgsBytes {
-			return nil, errorf(c.tool, "", kindPatternTooComplex, "The arguments are %d bytes of JSON; %s accepts at most %d (%s of at most %d bytes): use a shorter %s.",
+			return nil, fserr.Errorf(c.tool, "", schema.KindPatternTooComplex, "The arguments are %d bytes of JSON; %s accepts at most %d (%s of at most %d bytes): use a shorter %s.",
 				len(raw), c.tool, maxPatternArgsBytes, pattern, most, pattern)
 		}
 		return fn(e, c, raw)
@@ -58,17 +62,17 @@ func boundedArgs(pattern string, most int, fn toolFunc) toolFunc {
 // how to ask for less with that tool's arguments.
 func checkGlob(op, arg, glob, narrow string) *Error {
 	if len(glob) > maxGlobBytes {
-		return errorf(op, "", kindPatternTooComplex, "%s is %d bytes long; at most %d are accepted: %s.", arg, len(glob), maxGlobBytes, narrow)
+		return fserr.Errorf(op, "", schema.KindPatternTooComplex, "%s is %d bytes long; at most %d are accepted: %s.", arg, len(glob), maxGlobBytes, narrow)
 	}
 	x := globExpansions(glob)
 	if x.depth > maxGlobNesting {
-		return errorf(op, "", kindPatternTooComplex, "%s nests \"{...}\" alternatives %d deep; at most %d are accepted: %s.", arg, x.depth, maxGlobNesting, narrow)
+		return fserr.Errorf(op, "", schema.KindPatternTooComplex, "%s nests \"{...}\" alternatives %d deep; at most %d are accepted: %s.", arg, x.depth, maxGlobNesting, narrow)
 	}
 	if x.n > maxGlobAlternatives {
-		return errorf(op, "", kindPatternTooComplex, "%s expands to %s \"{...}\" alternatives; at most %d are accepted: %s.", arg, countText(x.n), maxGlobAlternatives, narrow)
+		return fserr.Errorf(op, "", schema.KindPatternTooComplex, "%s expands to %s \"{...}\" alternatives; at most %d are accepted: %s.", arg, countText(x.n), maxGlobAlternatives, narrow)
 	}
 	if x.bytes > maxGlobExpandedBytes {
-		return errorf(op, "", kindPatternTooComplex, "%s expands to %s bytes of patterns over its \"{...}\" alternatives; at most %d are accepted: %s.", arg, countText(x.bytes), maxGlobExpandedBytes, narrow)
+		return fserr.Errorf(op, "", schema.KindPatternTooComplex, "%s expands to %s bytes of patterns over its \"{...}\" alternatives; at most %d are accepted: %s.", arg, countText(x.bytes), maxGlobExpandedBytes, narrow)
 	}
 	return nil
 }
@@ -209,24 +213,34 @@ func mulSat(a, b uint64) uint64 {
 // op. A pattern that does not parse is invalid_pattern, with regexp's reason.
 func compileRegex(op, arg, pattern, narrow string) (*regexp.Regexp, *syntax.Regexp, *Error) {
 	if len(pattern) > maxRegexBytes {
-		return nil, nil, errorf(op, "", kindPatternTooComplex, "%s is %d bytes long; at most %d are accepted: %s.", arg, len(pattern), maxRegexBytes, narrow)
+		return nil, nil, fserr.Errorf(op, "", schema.KindPatternTooComplex, "%s is %d bytes long; at most %d are accepted: %s.", arg, len(pattern), maxRegexBytes, narrow)
 	}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil, nil, errorf(op, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, nil, fserr.Errorf(op, "", schema.KindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	tree = tree.Simplify()
 	prog, err := syntax.Compile(tree)
 	if err != nil {
-		return nil, nil, errorf(op, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, nil, fserr.Errorf(op, "", schema.KindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	if len(prog.Inst) > maxRegexInsts {
-		return nil, nil, errorf(op, "", kindPatternTooComplex, "%s compiles to %d regex instructions; at most %d are accepted (large alternations and counted repeats like x{1000} cost the most): %s.",
+		return nil, nil, fserr.Errorf(op, "", schema.KindPatternTooComplex, "%s compiles to %d regex instructions; at most %d are accepted (large alternations and counted repeats like x{1000} cost the most): %s.",
 			arg, len(prog.Inst), maxRegexInsts, narrow)
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, nil, errorf(op, "", kindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, nil, fserr.Errorf(op, "", schema.KindInvalidPattern, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, tree, nil
+}
+
+// boundedLineMatcher compiles the pattern of search_files or grep (the argument arg of the tool
+// op) within the pattern bounds (budget_pattern.go rule 2); narrow says how to ask for less.
+func boundedLineMatcher(op, arg, pattern, narrow string) (*scan.Matcher, *Error) {
+	re, tree, err := compileRegex(op, arg, pattern, narrow)
+	if err != nil {
+		return nil, err
+	}
+	return scan.MatcherOf(re, tree), nil
 }

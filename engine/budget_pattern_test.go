@@ -78,7 +78,7 @@ func TestPatternBounds_Refused(t *testing.T) {
 		{schema.ToolGrep, map[string]any{"pattern": strings.Repeat("(", maxPatternArgsBytes)}, "The arguments are"},
 	} {
 		_, err := tryCall(t, e, tc.tool, tc.args, Hooks{})
-		wantKind(t, tc.tool+" "+tc.want, err, kindPatternTooComplex)
+		wantKind(t, tc.tool+" "+tc.want, err, schema.KindPatternTooComplex)
 		if err != nil && !strings.Contains(err.Msg, tc.want) {
 			t.Errorf("%s: %q; want it to contain %q", tc.tool, err.Msg, tc.want)
 		}

@@ -120,7 +120,7 @@ func TestReadMultipleFiles_Budget(t *testing.T) {
 		many[i] = "f0.txt"
 	}
 	_, err := tryCall(t, e, "read_multiple_files", map[string]any{"paths": many}, Hooks{})
-	wantKind(t, "read_multiple_files(101 paths)", err, kindInvalidArguments)
+	wantKind(t, "read_multiple_files(101 paths)", err, schema.KindInvalidArguments)
 	if !strings.Contains(err.Msg, "at most 100") {
 		t.Errorf("message %q", err.Msg)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/fsbox/fsbox/engine/internal/ignore"
 )
 
 // The work budget. The output budget (budget.go) and the entry caps bound what a walker shows,
@@ -14,9 +16,9 @@ import (
 //
 //  1. one unit per directory listed, per entry looked at, per lookup of a path by name
 //     (find_files: doublestar's Stat and Open) and per ignore pattern an entry is checked against
-//     (ignore.go); a glob match (find_files' pattern against each entry listed and each match,
-//     list_files' and grep's glob, search_files' include_glob) counts matchUnits, which grow with
-//     the glob's expansion and the name's length (budget_pattern.go);
+//     (engine/internal/ignore); a glob match (find_files' pattern against each entry listed and
+//     each match, list_files' and grep's glob, search_files' include_glob) counts matchUnits,
+//     which grow with the glob's expansion and the name's length (budget_pattern.go);
 //  2. when the units run out the walk stops where it is; the result so far is returned, marked
 //     truncated, and its text ends with "[... walk cut short after N units of work (lookups and
 //     matches); <how to narrow>]", naming arguments of the same tool;
@@ -50,8 +52,8 @@ func newWorkBudget(ctx context.Context) *workBudget {
 	return &workBudget{ctx: ctx, left: maxWalkWork}
 }
 
-// spend counts n units and reports whether the walk may go on.
-func (w *workBudget) spend(n int) bool {
+// Spend counts n units and reports whether the walk may go on.
+func (w *workBudget) Spend(n int) bool {
 	if w.over || w.ended {
 		return false
 	}
@@ -80,14 +82,14 @@ func workLine(narrow string) string {
 
 // endWork appends the notices of a walk's work budget and of its ignore rules (ignore.go) to
 // b, and reports whether the walk was cut short, which marks the result truncated.
-func endWork(b *strings.Builder, w *workBudget, load *ignoreLoad, narrow string) bool {
+func endWork(b *strings.Builder, w *workBudget, load *ignore.Load, narrow string) bool {
 	if w.over {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(workLine(narrow))
 	}
-	if line := load.notice(); line != "" {
+	if line := load.Notice(); line != "" {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}

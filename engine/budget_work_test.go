@@ -110,7 +110,7 @@ func TestWorkBudget_CancelStopsAlternatives(t *testing.T) {
 // TestWorkBudget_SeesDeadline: the same counter stops a walk at the call's deadline.
 func TestWorkBudget_SeesDeadline(t *testing.T) {
 	w := newWorkBudget(context.Background())
-	if !w.spend(workTick) || !w.live() {
+	if !w.Spend(workTick) || !w.live() {
 		t.Fatal("a fresh budget refused work")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
@@ -118,7 +118,7 @@ func TestWorkBudget_SeesDeadline(t *testing.T) {
 	w = newWorkBudget(ctx)
 	<-ctx.Done()
 	spent := 0
-	for w.spend(1) {
+	for w.Spend(1) {
 		spent++
 	}
 	if spent >= workTick || !w.ended || w.over {

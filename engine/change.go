@@ -93,7 +93,7 @@ func (c *call) reviewed() bool { return c.review != nil }
 func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *schema.PermissionRule, pin string) (announcement, *Error) {
 	if c.review != nil {
 		if rel == c.review.rel && c.review.pin != "" && pin != c.review.pin {
-			return announcement{}, errorf(c.tool, rel, kindStaleHash,
+			return announcement{}, fserr.Errorf(c.tool, rel, schema.KindStaleHash,
 				"Conflict: file '%s' has changed since the change was shown to the reviewer (expected hash:%s, got hash:%s). Re-read the file and retry.",
 				rel, c.review.pin, pin)
 		}
@@ -102,7 +102,7 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 	if c.hooks.ChangeRequest == nil {
 		if rule != nil {
 			c.audit.decide(schema.AuditRejected, schema.AuditByPolicy)
-			return announcement{}, errorf(c.tool, rel, kindPermissionDenied,
+			return announcement{}, fserr.Errorf(c.tool, rel, schema.KindPermissionDenied,
 				"Path '%s' needs the client's approval (an interrupt permission rule matches), but the client cannot be asked.", rel)
 		}
 		return announcement{}, nil
@@ -123,7 +123,7 @@ func (e *Engine) announce(c *call, op, rel, diff string, truncated bool, rule *s
 			// schema.Decode): say which member, for the host who has to fix its client.
 			msg = "The client's answer to the change request was refused (" + de.Error() + "), so nothing was changed."
 		}
-		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: kindChangeRequestFailed, Msg: msg, Err: err}
+		return announcement{}, &Error{Op: c.tool, Path: rel, Kind: schema.KindChangeRequestFailed, Msg: msg, Err: err}
 	}
 	return decide(c.tool, op, rel, pin, ans)
 }
@@ -176,7 +176,7 @@ func (e *Engine) ask(c *call, p proposal, text *string, out *schema.ChangeOutcom
 // mistake, not the model's, and nothing is changed.
 func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announcement, *Error) {
 	bad := func(format string, args ...any) (announcement, *Error) {
-		return announcement{}, &Error{Op: tool, Path: rel, Kind: kindChangeRequestFailed,
+		return announcement{}, &Error{Op: tool, Path: rel, Kind: schema.KindChangeRequestFailed,
 			Msg: "The change request's answer was invalid, so nothing was changed: " + fmt.Sprintf(format, args...)}
 	}
 	replaces := ans.Content != nil || ans.Arguments != nil
@@ -191,7 +191,7 @@ func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announce
 		decision = schema.DecisionReject
 	}
 	if decision != schema.DecisionEdit && replaces {
-		return bad("content and arguments need decision 'edit' (or approve: true), got %s.", pyRepr(decision))
+		return bad("content and arguments need decision 'edit' (or approve: true), got %s.", fserr.PyRepr(decision))
 	}
 	switch decision {
 	case schema.DecisionApprove:
@@ -204,7 +204,7 @@ func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announce
 		return announcement{cancelled: true, reason: reason}, nil
 	case schema.DecisionEdit:
 	default:
-		return bad("decision must be 'approve', 'reject' or 'edit', got %s.", pyRepr(decision))
+		return bad("decision must be 'approve', 'reject' or 'edit', got %s.", fserr.PyRepr(decision))
 	}
 	switch {
 	case op == "delete" || op == "remove_directory":
@@ -228,7 +228,7 @@ func decide(tool, op, rel, pin string, ans schema.ChangeRequestResult) (announce
 // refused returns the result text and outcome of a change the client refused: verb is
 // "written", "edited" or "created".
 func (a announcement) refused(rel, verb string) (string, schema.ChangeOutcome) {
-	return fmt.Sprintf("[%s was not %s: %s]", pyRepr(rel), verb, a.reason),
+	return fmt.Sprintf("[%s was not %s: %s]", fserr.PyRepr(rel), verb, a.reason),
 		schema.ChangeOutcome{Cancelled: true, CancelReason: a.reason}
 }
 
@@ -375,7 +375,7 @@ func (e *Engine) reresolve(s commitSpec) (*resolved, *Error) {
 		return nil, rerr
 	}
 	if r.rel != s.r.rel {
-		return nil, errorf(s.op, s.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(s.r.spelling))
+		return nil, fserr.Errorf(s.op, s.r.rel, schema.KindChangedDuringRequest, "Path %s was replaced while the change was announced. Retry.", fserr.PyRepr(s.r.spelling))
 	}
 	if _, err := e.checkWrite(s.op, r); err != nil {
 		return nil, err
@@ -444,9 +444,9 @@ func (e *Engine) openParent(op string, r *resolved, dirRel string) (*os.Root, *E
 	want, err := root.Lstat(sub)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errorf(op, dirRel, kindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
+			return nil, fserr.Errorf(op, dirRel, schema.KindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
 		}
-		return nil, osError(op, dirRel, e.display(dirRel), err)
+		return nil, fserr.FromOS(op, dirRel, e.display(dirRel), err)
 	}
 	if !want.IsDir() {
 		return nil, errChanged(op, r)
@@ -478,11 +478,11 @@ func (e *Engine) currentTarget(s commitSpec, dir *os.Root, name string) (fs.File
 	fi, err := dir.Lstat(name)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, false, osError(s.op, s.r.rel, s.r.spelling, err)
+			return nil, false, fserr.FromOS(s.op, s.r.rel, s.r.spelling, err)
 		}
 		switch {
 		case !s.create:
-			return nil, false, errorf(s.op, s.r.rel, kindNotFound, "File not found: %s", s.r.spelling)
+			return nil, false, fserr.Errorf(s.op, s.r.rel, schema.KindNotFound, "File not found: %s", s.r.spelling)
 		case s.guard != "" && s.guard != absentHash:
 			return nil, false, e.conflict(s.op, s.r, s.guard, absentHash)
 		}
@@ -492,7 +492,7 @@ func (e *Engine) currentTarget(s commitSpec, dir *os.Root, name string) (fs.File
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, false, errChanged(s.op, s.r)
 	case fi.IsDir():
-		return nil, false, errorf(s.op, s.r.rel, kindNotAFile, "Path %s exists and is not a regular file.", pyRepr(s.r.spelling))
+		return nil, false, fserr.Errorf(s.op, s.r.rel, schema.KindNotAFile, "Path %s exists and is not a regular file.", fserr.PyRepr(s.r.spelling))
 	case !fi.Mode().IsRegular():
 		return nil, false, errNotRegular(s.op, s.r)
 	case s.guard == absentHash:
@@ -507,7 +507,7 @@ func (e *Engine) currentTarget(s commitSpec, dir *os.Root, name string) (fs.File
 			if errors.Is(herr, errSwapped) {
 				return nil, false, errChanged(s.op, s.r)
 			}
-			return nil, false, osError(s.op, s.r.rel, s.r.spelling, herr)
+			return nil, false, fserr.FromOS(s.op, s.r.rel, s.r.spelling, herr)
 		}
 		if h != s.guard {
 			return nil, false, e.conflict(s.op, s.r, s.guard, h)
@@ -518,7 +518,7 @@ func (e *Engine) currentTarget(s commitSpec, dir *os.Root, name string) (fs.File
 
 // conflict is the stale_hash error: the file is not what the caller (or the announcement) saw.
 func (e *Engine) conflict(op string, r *resolved, expected, got string) *Error {
-	return errorf(op, r.rel, kindStaleHash,
+	return fserr.Errorf(op, r.rel, schema.KindStaleHash,
 		"Conflict: file '%s' has changed (expected hash:%s, got hash:%s). Re-read the file and retry.",
 		r.spelling, expected, got)
 }
@@ -596,10 +596,10 @@ func writeTemp(dir *os.Root, dirFile *os.File, content []byte, mode fs.FileMode,
 func syncDir(dirFile *os.File) { dirFile.Sync() }
 
 // writeError maps an error writing r: ENOSPC, EROFS and EIO are fatal kinds, the rest as
-// osError.
+// fserr.FromOS.
 func (e *Engine) writeError(op string, r *resolved, err error) *Error {
 	if fserr.IsRootEscape(err) {
 		return errChanged(op, r)
 	}
-	return osError(op, r.rel, r.spelling, err)
+	return fserr.FromOS(op, r.rel, r.spelling, err)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/journal"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
@@ -72,7 +73,7 @@ func (e *Engine) openJournal(cfg *schema.Config, opts Options) *Error {
 	var max int64
 	if jc.MaxBytes != nil {
 		if *jc.MaxBytes <= 0 {
-			return configError("journal.max_bytes must be a positive integer, got %d", *jc.MaxBytes)
+			return fserr.Config("journal.max_bytes must be a positive integer, got %d", *jc.MaxBytes)
 		}
 		max = *jc.MaxBytes
 	}
@@ -90,12 +91,12 @@ func (e *Engine) openJournal(cfg *schema.Config, opts Options) *Error {
 	}
 	jr, err := journal.Open(journal.Options{Dir: dir, MaxBytes: max, Root: e.rootDir, Dropped: dropped})
 	if err != nil {
-		return configError("journal: cannot open the journal directory: %v", err)
+		return fserr.Config("journal: cannot open the journal directory: %v", err)
 	}
 	if dir == "" {
 		if err := e.journalDirOutside(jr.Path()); err != nil {
 			jr.Close()
-			return configError("journal: the default journal directory lies inside the root or a mount; set journal.dir (fsbox serve --journal-dir)")
+			return fserr.Config("journal: the default journal directory lies inside the root or a mount; set journal.dir (fsbox serve --journal-dir)")
 		}
 	}
 	e.jr = jr
@@ -106,7 +107,7 @@ func (e *Engine) openJournal(cfg *schema.Config, opts Options) *Error {
 func (e *Engine) journalDirOutside(dir string) *Error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return configError("journal.dir: cannot make %s absolute", pyRepr(dir))
+		return fserr.Config("journal.dir: cannot make %s absolute", fserr.PyRepr(dir))
 	}
 	real := abs
 	// The deepest existing ancestor, resolved: the directory may not exist yet.
@@ -128,7 +129,7 @@ func (e *Engine) journalDirOutside(dir string) *Error {
 	}
 	for _, a := range areas {
 		if overlaps(real, a) {
-			return configError("journal.dir: the journal must lie outside the root and every mount (and contain none of them), so the model can neither read nor change it")
+			return fserr.Config("journal.dir: the journal must lie outside the root and every mount (and contain none of them), so the model can neither read nor change it")
 		}
 	}
 	return nil
@@ -148,7 +149,7 @@ func (e *Engine) Journaling() bool { return e.jr != nil }
 
 // errNoJournal is the answer of a checkpoint method in a session without a journal.
 func errNoJournal(op string) *Error {
-	return errorf(op, "", kindInvalidArguments, "This session keeps no journal: set config.journal (journal: {} in initialize, or --journal-dir) to use checkpoints.")
+	return fserr.Errorf(op, "", schema.KindInvalidArguments, "This session keeps no journal: set config.journal (journal: {} in initialize, or --journal-dir) to use checkpoints.")
 }
 
 // CheckpointCreate marks the present moment (checkpoint/create).
@@ -158,7 +159,7 @@ func (e *Engine) CheckpointCreate(label string) (*schema.Checkpoint, error) {
 		return nil, errNoJournal(op)
 	}
 	if n := utf8.RuneCountInString(label); n > maxCheckpointLabel || !utf8.ValidString(label) {
-		return nil, errorf(op, "", kindInvalidArguments, "label must be valid UTF-8 of at most %d characters, got %d.", maxCheckpointLabel, n)
+		return nil, fserr.Errorf(op, "", schema.KindInvalidArguments, "label must be valid UTF-8 of at most %d characters, got %d.", maxCheckpointLabel, n)
 	}
 	cp, err := e.jr.Create(label)
 	if err != nil {
@@ -188,7 +189,7 @@ func (e *Engine) lookup(op, id string) ([]journal.Change, *Error) {
 	}
 	cp, ok := e.jr.Lookup(id)
 	if !ok {
-		return nil, errorf(op, "", kindInvalidArguments, "Unknown checkpoint %s: checkpoint/list names the checkpoints kept (the journal's bound may have dropped it).", pyRepr(id))
+		return nil, fserr.Errorf(op, "", schema.KindInvalidArguments, "Unknown checkpoint %s: checkpoint/list names the checkpoints kept (the journal's bound may have dropped it).", fserr.PyRepr(id))
 	}
 	return e.jr.Since(cp.Seq), nil
 }
@@ -280,13 +281,13 @@ func (e *Engine) pathDiff(op string, ch journal.Change) string {
 func (e *Engine) currentState(op, rel string, read bool) (journal.State, []byte, *Error) {
 	t, err := e.resolveEntry(op, e.display(rel))
 	if err != nil {
-		if err.Kind == kindNotFound || err.Kind == kindParentNotDirectory {
+		if err.Kind == schema.KindNotFound || err.Kind == schema.KindParentNotDirectory {
 			return journal.State{Kind: journal.Absent}, nil, nil
 		}
 		return journal.State{}, nil, err
 	}
 	if t.r.rel != rel {
-		return journal.State{}, nil, errorf(op, rel, kindChanged, "Path '%s' no longer resolves to itself (a directory above it was replaced).", rel)
+		return journal.State{}, nil, fserr.Errorf(op, rel, schema.KindChangedDuringRequest, "Path '%s' no longer resolves to itself (a directory above it was replaced).", rel)
 	}
 	switch {
 	case !t.r.exists:
@@ -315,7 +316,7 @@ func (e *Engine) currentState(op, rel string, read bool) (journal.State, []byte,
 		w = io.MultiWriter(sum, buf)
 	}
 	if _, err := io.Copy(w, f); err != nil {
-		return journal.State{}, nil, osError(op, rel, rel, err)
+		return journal.State{}, nil, fserr.FromOS(op, rel, rel, err)
 	}
 	if buf != nil && !buf.over {
 		keep = buf.b
@@ -373,7 +374,7 @@ func (e *Engine) restore(c *call, changes []journal.Change, force bool) *schema.
 	var items []*restoreItem
 	for _, ch := range changes {
 		if cerr := c.ctx.Err(); cerr != nil {
-			fail(ch.Path, string(kindInternal), "The restore was cancelled before this path.")
+			fail(ch.Path, string(schema.KindInternal), "The restore was cancelled before this path.")
 			continue
 		}
 		cur, _, err := e.currentState(c.tool, ch.Path, false)
@@ -428,7 +429,7 @@ func (e *Engine) restore(c *call, changes []journal.Change, force bool) *schema.
 		}
 		r, _, err := e.resolveFor(c.tool, e.display(it.ch.Path), accessWrite)
 		if err == nil && r.rel != it.ch.Path {
-			err = errorf(c.tool, it.ch.Path, kindChanged, "Path '%s' no longer resolves to itself (a directory above it was replaced).", it.ch.Path)
+			err = fserr.Errorf(c.tool, it.ch.Path, schema.KindChangedDuringRequest, "Path '%s' no longer resolves to itself (a directory above it was replaced).", it.ch.Path)
 		}
 		if err == nil {
 			_, err = e.mkdirAll(c, r)
@@ -446,7 +447,7 @@ func (e *Engine) restore(c *call, changes []journal.Change, force bool) *schema.
 			continue
 		}
 		if cerr := c.ctx.Err(); cerr != nil {
-			fail(it.ch.Path, string(kindInternal), "The restore was cancelled before this path.")
+			fail(it.ch.Path, string(schema.KindInternal), "The restore was cancelled before this path.")
 			continue
 		}
 		content, cerr := e.jr.Content(it.ch.Target)
@@ -478,7 +479,7 @@ func (e *Engine) restoreRemove(c *call, it *restoreItem) *Error {
 		return err
 	}
 	if t.r.rel != it.ch.Path {
-		return errorf(c.tool, it.ch.Path, kindChanged, "Path '%s' no longer resolves to itself (a directory above it was replaced).", it.ch.Path)
+		return fserr.Errorf(c.tool, it.ch.Path, schema.KindChangedDuringRequest, "Path '%s' no longer resolves to itself (a directory above it was replaced).", it.ch.Path)
 	}
 	if !t.r.exists {
 		return nil
@@ -493,8 +494,8 @@ func (e *Engine) restoreRemove(c *call, it *restoreItem) *Error {
 		return errChanged(c.tool, t.r)
 	}
 	if err := e.journalUnlink(c, t, isDir); err != nil {
-		if err.Kind == kindDirectoryNotEmpty {
-			return errorf(c.tool, it.ch.Path, kindDirectoryNotEmpty, "Directory '%s' holds entries fsbox did not record; left in place.", it.ch.Path)
+		if err.Kind == schema.KindDirectoryNotEmpty {
+			return fserr.Errorf(c.tool, it.ch.Path, schema.KindDirectoryNotEmpty, "Directory '%s' holds entries fsbox did not record; left in place.", it.ch.Path)
 		}
 		return err
 	}
@@ -509,7 +510,7 @@ func (e *Engine) restoreFile(c *call, it *restoreItem, content []byte) *Error {
 		return err
 	}
 	if r.rel != it.ch.Path {
-		return errorf(c.tool, it.ch.Path, kindChanged, "Path '%s' no longer resolves to itself (a directory above it was replaced).", it.ch.Path)
+		return fserr.Errorf(c.tool, it.ch.Path, schema.KindChangedDuringRequest, "Path '%s' no longer resolves to itself (a directory above it was replaced).", it.ch.Path)
 	}
 	guard := absentHash
 	if r.exists {

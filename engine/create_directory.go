@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -65,7 +66,7 @@ func (e *Engine) mkdirAll(c *call, r *resolved) (bool, *Error) {
 		return false, rerr
 	}
 	if again.rel != r.rel {
-		return false, errorf(op, r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(r.spelling))
+		return false, fserr.Errorf(op, r.rel, schema.KindChangedDuringRequest, "Path %s was replaced while the change was announced. Retry.", fserr.PyRepr(r.spelling))
 	}
 	if _, err := e.checkWrite(op, again); err != nil {
 		return false, err
@@ -151,11 +152,11 @@ func (e *Engine) mkdirStepError(op string, r *resolved, h dirHandle, p, name str
 	case leaf:
 		return errExistsNotDir(op, r)
 	default:
-		return errorf(op, p, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(r.spelling))
+		return fserr.Errorf(op, p, schema.KindParentNotDirectory, "Path %s has a parent that is not a directory.", fserr.PyRepr(r.spelling))
 	}
 }
 
 // errExistsNotDir is the error for a create_directory whose path is taken by something else.
 func errExistsNotDir(op string, r *resolved) *Error {
-	return errorf(op, r.rel, kindAlreadyExists, "Path %s exists and is not a directory.", pyRepr(r.spelling))
+	return fserr.Errorf(op, r.rel, schema.KindAlreadyExists, "Path %s exists and is not a directory.", fserr.PyRepr(r.spelling))
 }

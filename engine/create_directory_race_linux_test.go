@@ -111,7 +111,7 @@ func TestSwapNeverInvalidPath(t *testing.T) {
 				continue
 			}
 			kinds[string(err.Kind)]++
-			if err.Kind == kindInvalidPath || strings.Contains(err.Msg, "Errno") {
+			if err.Kind == schema.KindInvalidPath || strings.Contains(err.Msg, "Errno") {
 				t.Errorf("%s mid-swap: %s: %s", c.tool, err.Kind, err.Msg)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -53,7 +54,7 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 	}
 	defer unlock()
 	if !t.r.exists {
-		return nil, errorf(c.tool, t.r.rel, kindNotFound, "Path not found: %s", a.Path)
+		return nil, fserr.Errorf(c.tool, t.r.rel, schema.KindNotFound, "Path not found: %s", a.Path)
 	}
 	isDir := t.r.info.IsDir()
 	var tree *treeNode
@@ -61,8 +62,8 @@ func (e *Engine) deleteEntry(c *call, a *schema.DeleteArgs) (*schema.DeleteResul
 	diff, truncated := "", false
 	if isDir {
 		if !a.Recursive {
-			return nil, errorf(c.tool, t.r.rel, kindNotAFile,
-				"Path %s is a directory. Pass recursive: true to delete it with everything in it.", pyRepr(a.Path))
+			return nil, fserr.Errorf(c.tool, t.r.rel, schema.KindNotAFile,
+				"Path %s is a directory. Pass recursive: true to delete it with everything in it.", fserr.PyRepr(a.Path))
 		}
 		s := &treeScan{e: e, op: c.tool, top: t, rule: rule}
 		var serr *Error
@@ -155,12 +156,12 @@ func (s *treeScan) scan() (*treeNode, *Error) {
 // lexical), recursing into subdirectories.
 func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, depth int) *Error {
 	if depth > maxDeleteDepth {
-		return errorf(s.op, s.top.r.rel, kindTooManyEntries,
-			"Directory %s is nested more than %d levels deep. Delete a deeper subdirectory first.", pyRepr(s.top.r.spelling), maxDeleteDepth)
+		return fserr.Errorf(s.op, s.top.r.rel, schema.KindTooManyEntries,
+			"Directory %s is nested more than %d levels deep. Delete a deeper subdirectory first.", fserr.PyRepr(s.top.r.spelling), maxDeleteDepth)
 	}
 	ents, err := h.list()
 	if err != nil {
-		return osError(s.op, rel, s.top.r.spelling, err)
+		return fserr.FromOS(s.op, rel, s.top.r.spelling, err)
 	}
 	node.children = map[string]*treeNode{}
 	if err := s.gitDirListed(rel, lexical, ents); err != nil {
@@ -173,9 +174,9 @@ func (s *treeScan) scanDir(h dirHandle, node *treeNode, rel, lexical string, dep
 		}
 		s.count++
 		if s.count > maxDeleteEntries {
-			return errorf(s.op, s.top.r.rel, kindTooManyEntries,
+			return fserr.Errorf(s.op, s.top.r.rel, schema.KindTooManyEntries,
 				"Directory %s has more than %d entries; one delete removes at most that many. Delete its subdirectories one by one.",
-				pyRepr(s.top.r.spelling), maxDeleteEntries)
+				fserr.PyRepr(s.top.r.spelling), maxDeleteEntries)
 		}
 		fi, err := h.lstat(name)
 		if err != nil {
@@ -244,24 +245,24 @@ func (s *treeScan) gitDirListed(rel, lexical string, ents []fs.DirEntry) *Error 
 		return nil
 	}
 	cr := &resolved{spelling: rel, rel: rel, lexical: lexical, exists: true}
-	return s.refuse(cr, errorf(s.op, rel, kindProtected, "Path '%s' is a git directory.", rel))
+	return s.refuse(cr, fserr.Errorf(s.op, rel, schema.KindProtected, "Path '%s' is a git directory.", rel))
 }
 
 // refuse is the refusal of the whole delete because of one entry. A protected entry is named
 // (it is readable); a denied or not-allowed one is not, since the model may not know it exists.
 func (s *treeScan) refuse(cr *resolved, cerr *Error) *Error {
-	top := pyRepr(s.top.r.spelling)
+	top := fserr.PyRepr(s.top.r.spelling)
 	verb := "delete"
 	if s.dest != nil {
 		verb = "move"
 	}
 	switch cerr.Kind {
-	case kindProtected:
-		return errorf(s.op, cr.rel, kindProtected, "Cannot %s %s: it contains '%s', which is protected. Nothing was changed.", verb, top, s.e.display(cr.rel))
-	case kindPermissionDenied:
-		return errorf(s.op, s.top.r.rel, kindPermissionDenied, "Cannot %s %s: a permission rule denies changing an entry inside it. Nothing was changed.", verb, top)
+	case schema.KindProtected:
+		return fserr.Errorf(s.op, cr.rel, schema.KindProtected, "Cannot %s %s: it contains '%s', which is protected. Nothing was changed.", verb, top, s.e.display(cr.rel))
+	case schema.KindPermissionDenied:
+		return fserr.Errorf(s.op, s.top.r.rel, schema.KindPermissionDenied, "Cannot %s %s: a permission rule denies changing an entry inside it. Nothing was changed.", verb, top)
 	default:
-		return errorf(s.op, s.top.r.rel, cerr.Kind, "Cannot %s %s: it contains entries that may not be changed. Nothing was changed.", verb, top)
+		return fserr.Errorf(s.op, s.top.r.rel, cerr.Kind, "Cannot %s %s: it contains entries that may not be changed. Nothing was changed.", verb, top)
 	}
 }
 
@@ -270,7 +271,7 @@ func (s *treeScan) changed(err error) *Error {
 	if errors.Is(err, errDirSwapped) || errors.Is(err, fs.ErrNotExist) || errorsIsErrno(err, syscall.ELOOP) || errorsIsErrno(err, syscall.ENOTDIR) {
 		return errChanged(s.op, s.top.r)
 	}
-	return osError(s.op, s.top.r.rel, s.top.r.spelling, err)
+	return fserr.FromOS(s.op, s.top.r.rel, s.top.r.spelling, err)
 }
 
 // removeTree removes the checked tree below t (step 5 of deleteEntry).
@@ -282,8 +283,8 @@ func (e *Engine) removeTree(op string, t *entryTarget, tree *treeNode) *Error {
 	defer parent.close()
 	if err := removeNode(parent, tree); err != nil {
 		if errors.Is(err, errTreeChanged) {
-			return errorf(op, t.r.rel, kindChanged,
-				"Directory %s changed while it was being deleted; entries that were not checked were left in place. Look at what remains and retry.", pyRepr(t.r.spelling))
+			return fserr.Errorf(op, t.r.rel, schema.KindChangedDuringRequest,
+				"Directory %s changed while it was being deleted; entries that were not checked were left in place. Look at what remains and retry.", fserr.PyRepr(t.r.spelling))
 		}
 		return e.writeError(op, t.r, err)
 	}

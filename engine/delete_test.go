@@ -26,13 +26,13 @@ func TestDeleteFileAndLinks(t *testing.T) {
 		t.Fatal("delete of a link touched its target or left the link")
 	}
 	_, err := tryCall(t, e, schema.ToolDelete, map[string]any{"path": "d"}, rec.hooks(false))
-	wantKind(t, "delete of a directory without recursive", err, kindNotAFile)
+	wantKind(t, "delete of a directory without recursive", err, schema.KindNotAFile)
 	_, err = tryCall(t, e, schema.ToolDelete, map[string]any{"path": "outdir/secret"}, rec.hooks(false))
-	wantKind(t, "delete through a removed link", err, kindNotFound)
+	wantKind(t, "delete through a removed link", err, schema.KindNotFound)
 	_, err = tryCall(t, e, schema.ToolDelete, map[string]any{"path": "../outside/secret"}, rec.hooks(false))
-	wantKind(t, "delete ../", err, kindOutsideRoot)
+	wantKind(t, "delete ../", err, schema.KindOutsideRoot)
 	_, err = tryCall(t, e, schema.ToolDelete, map[string]any{"path": ".", "recursive": true}, rec.hooks(false))
-	wantKind(t, "delete root", err, kindInvalidArguments)
+	wantKind(t, "delete root", err, schema.KindInvalidArguments)
 
 	rec = recorder{}
 	rec.answer = func(*schema.FileChangeRequest) (bool, string, error) { return false, "no", nil }
@@ -56,19 +56,19 @@ func TestDeleteTreeRefusesWholly(t *testing.T) {
 		Permissions: []schema.PermissionRule{{Operations: []string{"write"}, Paths: []string{"/w/deep/**"}, Mode: "interrupt"}}})
 	var rec recorder
 	_, err := tryCall(t, e, schema.ToolDelete, map[string]any{"path": "t", "recursive": true}, rec.hooks(false))
-	wantKind(t, "delete of a tree with a protected file", err, kindProtected)
+	wantKind(t, "delete of a tree with a protected file", err, schema.KindProtected)
 	if !exists(fx, "t/a") || !exists(fx, "t/sub/b") || !exists(fx, "t/sub/keep.lock") {
 		t.Fatal("a refused delete removed something")
 	}
 	os.Remove(fx.abs("t/sub/keep.lock"))
 	_, err = tryCall(t, e, schema.ToolDelete, map[string]any{"path": "t", "recursive": true}, rec.hooks(false))
-	wantKind(t, "delete of a tree with a denied file", err, kindDenied)
+	wantKind(t, "delete of a tree with a denied file", err, schema.KindDenied)
 	if !exists(fx, "t/a") || !exists(fx, "t/sub/.x.secret") {
 		t.Fatal("a refused delete removed something")
 	}
 	// An interrupt rule on an entry inside fires for the whole tree.
 	_, err = tryCall(t, e, schema.ToolDelete, map[string]any{"path": "w", "recursive": true}, rec.hooks(false))
-	wantKind(t, "interrupt without change requests", err, kindPermissionDenied)
+	wantKind(t, "interrupt without change requests", err, schema.KindPermissionDenied)
 	rec.answer = func(*schema.FileChangeRequest) (bool, string, error) { return false, "", nil }
 	mustCall(t, e, schema.ToolDelete, map[string]any{"path": "w", "recursive": true}, rec.hooks(true))
 	if len(rec.requests) != 1 || rec.requests[0].Reason != "permission_rule" || !exists(fx, "w/deep/c") {
@@ -93,7 +93,7 @@ func TestDeleteTreeLimit(t *testing.T) {
 	}
 	e := fx.engine(schema.Config{Tools: changeTools})
 	_, err := tryCall(t, e, schema.ToolDelete, map[string]any{"path": "big", "recursive": true}, Hooks{})
-	wantKind(t, "delete of a huge tree", err, kindTooManyEntries)
+	wantKind(t, "delete of a huge tree", err, schema.KindTooManyEntries)
 	if !exists(fx, "big/0") {
 		t.Fatal("a refused delete removed something")
 	}

@@ -69,7 +69,7 @@ func TestPathTooLong(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := tryCall(t, e, c.tool, map[string]any{"path": c.path}, Hooks{})
-		if err == nil || err.Kind != kindPathTooLong || !err.Retry() {
+		if err == nil || err.Kind != schema.KindPathTooLong || !err.Retry() {
 			t.Errorf("%s(%d bytes) = %v, want path_too_long", c.tool, len(c.path), err)
 			continue
 		}

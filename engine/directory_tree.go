@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -16,7 +17,7 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	maxDepth := -1
 	if a.MaxDepth != nil {
 		if *a.MaxDepth < 1 {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "max_depth must be at least 1, got %d.", *a.MaxDepth)
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "max_depth must be at least 1, got %d.", *a.MaxDepth)
 		}
 		maxDepth = *a.MaxDepth
 	}
@@ -28,7 +29,7 @@ func (e *Engine) directoryTree(c *call, a *schema.DirectoryTreeArgs) (*schema.Di
 	defer root.release()
 	ents, lerr := listWithInfo(dir.h)
 	if lerr != nil && len(ents) == 0 {
-		return nil, osError(c.tool, r.rel, r.spelling, lerr)
+		return nil, fserr.FromOS(c.tool, r.rel, r.spelling, lerr)
 	}
 	t := &treeWalk{e: e, c: c, filter: e.newWalkFilter(c), maxDepth: maxDepth, pre: newPrefetcher(listWithInfo), budget: e.newBudget(), typed: c.typed()}
 	defer t.pre.stop()

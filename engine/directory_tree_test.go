@@ -32,7 +32,7 @@ func TestDirectoryTree_DepthAndOrder(t *testing.T) {
 	if res.Text != "a/b/\na/b/c/\na/b.txt  (8 bytes)" {
 		t.Errorf("max_depth 2 = %q", res.Text)
 	}
-	if _, err := tryCall(t, e, "directory_tree", map[string]any{"max_depth": 0}, Hooks{}); err == nil || err.Kind != kindInvalidArguments {
+	if _, err := tryCall(t, e, "directory_tree", map[string]any{"max_depth": 0}, Hooks{}); err == nil || err.Kind != schema.KindInvalidArguments {
 		t.Errorf("max_depth 0 = %v", err)
 	}
 }

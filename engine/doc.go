@@ -150,10 +150,12 @@
 // # The rooms below
 //
 // What needs neither an Engine nor a call lives in engine/internal, one package per concern,
-// imported only downwards (layout_test.go, rules 13-20): relpath (path algebra and limits),
-// fserr (the error type and message wording), fnmatch (the access lists' pattern language),
-// text (decoding, sniffing, hashes, the output budget), commit (the directory lock, temporary
-// files and their sweep), posthook (compiling and running post_edit hooks), and the leaves
-// confine (the kernel's confinement) and textdiff (unified diffs). Each package's doc comment says
-// what it protects against and what it leaves to the engine.
+// imported only downwards (layout_test.go, rules 13-20, 24 and 25): relpath (path algebra and
+// limits), ignore (the walkers' gitignore rules and their index), fserr (the error type and
+// message wording), fnmatch (the access lists' pattern language), text (decoding, sniffing,
+// hashes, the output budget), scan (read_file's streaming line scan and column piece, search's
+// line matcher), commit (the directory lock, temporary files and their sweep), posthook
+// (compiling and running post_edit hooks), and the leaves confine (the kernel's confinement) and
+// textdiff (unified diffs). Each package's doc comment says what it protects against and what it
+// leaves to the engine.
 package engine

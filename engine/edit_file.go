@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -77,7 +78,7 @@ func (e *Engine) editFile(c *call, a *schema.EditFileArgs) (*schema.EditFileResu
 		}
 	}
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: locked, held: held}); cerr != nil {
-		if cerr.Kind == kindStaleHash && expected == "" {
+		if cerr.Kind == schema.KindStaleHash && expected == "" {
 			// The guard is the edit's own read, not a hash the model gave: the file changed
 			// under the edit, which is a race to retry, not a stale hash to re-read.
 			return nil, errChanged(c.tool, r)
@@ -99,10 +100,10 @@ func (e *Engine) readEditable(c *call, r *resolved, path string) (*resolved, []b
 	old, err := readAllSized(f, fi.Size())
 	f.Close()
 	if err != nil {
-		return nil, nil, osError(c.tool, r.rel, r.spelling, err)
+		return nil, nil, fserr.FromOS(c.tool, r.rel, r.spelling, err)
 	}
 	if text.HasNUL(old) {
-		return nil, nil, errorf(c.tool, r.rel, kindBinaryFile, "%s is a binary file; %s only edits text files.", path, c.tool)
+		return nil, nil, fserr.Errorf(c.tool, r.rel, schema.KindBinaryFile, "%s is a binary file; %s only edits text files.", path, c.tool)
 	}
 	return r, old, nil
 }
@@ -138,12 +139,12 @@ func editReplacements(op string, a *schema.EditFileArgs) ([]schema.Replacement, 
 	pair := a.OldText != nil || a.NewText != nil
 	if a.Replacements != nil {
 		if pair || len(a.Replacements) == 0 {
-			return nil, errorf(op, "", kindInvalidArguments, "Provide either old_text and new_text or a non-empty replacements list, not both.")
+			return nil, fserr.Errorf(op, "", schema.KindInvalidArguments, "Provide either old_text and new_text or a non-empty replacements list, not both.")
 		}
 		return a.Replacements, nil
 	}
 	if a.OldText == nil || a.NewText == nil {
-		return nil, errorf(op, "", kindInvalidArguments, "Provide old_text and new_text, or a non-empty replacements list.")
+		return nil, fserr.Errorf(op, "", schema.KindInvalidArguments, "Provide old_text and new_text, or a non-empty replacements list.")
 	}
 	return []schema.Replacement{{OldText: *a.OldText, NewText: *a.NewText}}, nil
 }
@@ -160,22 +161,22 @@ func applyReplacements(op string, r *resolved, name string, content []byte, reps
 			label = fmt.Sprintf("replacement %d", i+1)
 		}
 		if rep.OldText == "" {
-			return nil, 0, errorf(op, r.rel, kindEmptyOldText, "%s is empty; old_text must be the exact text to replace.", label)
+			return nil, 0, fserr.Errorf(op, r.rel, schema.KindEmptyOldText, "%s is empty; old_text must be the exact text to replace.", label)
 		}
 		old := []byte(rep.OldText)
 		switch n := bytes.Count(out, old); {
 		case n == 0:
 			if strings.ContainsRune(rep.OldText, utf8.RuneError) && !utf8.Valid(out) {
-				return nil, 0, errorf(op, r.rel, kindInvalidEncoding,
+				return nil, 0, fserr.Errorf(op, r.rel, schema.KindInvalidEncoding,
 					"%s not found in %s: it contains U+FFFD, which read_file shows for bytes that are not UTF-8, and those bytes cannot be matched as text. Choose old_text that avoids them. No changes were written.", label, name)
 			}
-			return nil, 0, errorf(op, r.rel, kindNoMatch, "%s not found in %s. No changes were written.", label, name)
+			return nil, 0, fserr.Errorf(op, r.rel, schema.KindNoMatch, "%s not found in %s. No changes were written.", label, name)
 		case all:
 			out = bytes.ReplaceAll(out, old, []byte(rep.NewText))
 			count += n
 			continue
 		case n > 1:
-			return nil, 0, errorf(op, r.rel, kindMultipleMatches, "%s found %d times in %s. Include more surrounding context to make the match unique. No changes were written.", label, n, name)
+			return nil, 0, fserr.Errorf(op, r.rel, schema.KindMultipleMatches, "%s found %d times in %s. Include more surrounding context to make the match unique. No changes were written.", label, n, name)
 		}
 		at := bytes.Index(out, old)
 		next := make([]byte, 0, len(out)-len(old)+len(rep.NewText))
@@ -217,6 +218,6 @@ func reviewerTextOnly(c *call, rel, content string) *Error {
 	if strings.IndexByte(content, 0) < 0 {
 		return nil
 	}
-	return errorf(c.tool, rel, kindChangeRequestFailed,
+	return fserr.Errorf(c.tool, rel, schema.KindChangeRequestFailed,
 		"The reviewer's replacement content is binary (it has a NUL byte); %s only writes text. Nothing was changed.", c.tool)
 }

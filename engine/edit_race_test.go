@@ -25,9 +25,9 @@ func TestEditWithoutHashNeverStale(t *testing.T) {
 			args["expected_hash"] = text.ContentHash([]byte("one\n"))
 		}
 		_, err := tryCall(t, e, "edit_file", args, h)
-		want := kindChanged
+		want := schema.KindChangedDuringRequest
 		if withHash {
-			want = kindStaleHash
+			want = schema.KindStaleHash
 		}
 		if err == nil || err.Kind != want {
 			t.Errorf("expected_hash given=%v: edit_file = %v, want %s", withHash, err, want)

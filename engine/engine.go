@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/journal"
 	"github.com/fsbox/fsbox/engine/internal/posthook"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
@@ -105,14 +106,14 @@ func New(cfg schema.Config, opts Options) (*Engine, error) {
 	}
 	abs, err := filepath.Abs(given)
 	if err != nil {
-		return nil, &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot make %s absolute", pyRepr(given)), Err: err}
+		return nil, &Error{Op: "new", Kind: schema.KindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot make %s absolute", fserr.PyRepr(given)), Err: err}
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, configError("root_dir: %s does not exist or cannot be resolved", pyRepr(given))
+		return nil, fserr.Config("root_dir: %s does not exist or cannot be resolved", fserr.PyRepr(given))
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return nil, configError("root_dir: %s is not a directory", pyRepr(given))
+		return nil, fserr.Config("root_dir: %s is not a directory", fserr.PyRepr(given))
 	}
 	e := &Engine{cfg: cfg, rootDir: real, audit: opts.Audit}
 	e.rootPrefixes = [][]string{relpath.Split(real)}
@@ -198,7 +199,7 @@ func (e *Engine) openRoot(opts Options, hostReal, hostRel, real, given string) *
 		}
 	}
 	if err != nil {
-		return &Error{Op: "new", Kind: kindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", pyRepr(given)), Err: err}
+		return &Error{Op: "new", Kind: schema.KindInvalidArguments, Msg: fmt.Sprintf("root_dir: cannot open %s", fserr.PyRepr(given)), Err: err}
 	}
 	return nil
 }
@@ -234,7 +235,7 @@ func (e *Engine) confine(cfg schema.Config, opts Options, hostRel string) *Error
 	// The root and mounts are open: the kernel takes over from here (sandbox.go).
 	if err := e.confineProcess(); err != nil {
 		e.Close()
-		return &Error{Op: "new", Kind: kindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
+		return &Error{Op: "new", Kind: schema.KindInternal, Msg: "cannot confine the server: " + err.Error(), Err: err}
 	}
 	return nil
 }
@@ -247,10 +248,10 @@ func (e *Engine) setCwd(cwd string) *Error {
 		r, rerr := e.resolve("new", cwd)
 		if rerr != nil || !r.exists || !r.info.IsDir() {
 			reason := "is not an existing directory inside root_dir"
-			if rerr != nil && rerr.Kind == kindOutsideRoot {
+			if rerr != nil && rerr.Kind == schema.KindOutsideRoot {
 				reason = "is outside root_dir"
 			}
-			return configError("cwd %s %s.", pyRepr(cwd), reason)
+			return fserr.Config("cwd %s %s.", fserr.PyRepr(cwd), reason)
 		}
 		e.cwd = r.rel
 	}
@@ -278,7 +279,7 @@ func (e *Engine) setLimits(cfg *schema.Config) *Error {
 			continue
 		}
 		if *l.v <= 0 {
-			return configError("%s must be a positive integer, got %d", l.field, *l.v)
+			return fserr.Config("%s must be a positive integer, got %d", l.field, *l.v)
 		}
 		*l.dst = *l.v
 	}
@@ -309,7 +310,7 @@ func (e *Engine) setTools(cfg *schema.Config) *Error {
 		if len(unknown) > 0 {
 			slices.Sort(unknown)
 			unknown = slices.Compact(unknown)
-			return configError("tools: Unknown filesystem tools: %s. Available: %s.", strings.Join(unknown, ", "), strings.Join(all, ", "))
+			return fserr.Config("tools: Unknown filesystem tools: %s. Available: %s.", strings.Join(unknown, ", "), strings.Join(all, ", "))
 		}
 	}
 	e.enabled = map[string]bool{}
@@ -427,7 +428,7 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	defer func() {
 		if p := recover(); p != nil {
 			res = nil
-			err = &Error{Op: toolName, Kind: kindInternal, Msg: schema.InternalErrorMessage,
+			err = &Error{Op: toolName, Kind: schema.KindInternal, Msg: schema.InternalErrorMessage,
 				Err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 		}
 	}()
@@ -441,7 +442,7 @@ func (e *Engine) Call(ctx context.Context, toolName string, args json.RawMessage
 	}
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
-			err = &Error{Op: toolName, Kind: kindInternal, Msg: schema.InternalErrorMessage, Err: err}
+			err = &Error{Op: toolName, Kind: schema.KindInternal, Msg: schema.InternalErrorMessage, Err: err}
 		}
 		return nil, err
 	}
@@ -497,7 +498,7 @@ func (e *Engine) reviewerPaths(raw json.RawMessage) *strings.Replacer {
 
 // cancelled is the error of a call whose context ended; errors.Is(err, context.Canceled) holds.
 func cancelled(op string, cause error) *Error {
-	return &Error{Op: op, Kind: kindInternal, Msg: "The call was cancelled.", Err: cause}
+	return &Error{Op: op, Kind: schema.KindInternal, Msg: "The call was cancelled.", Err: cause}
 }
 
 // pathLocks serialises changes per resolved root-relative path.

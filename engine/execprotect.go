@@ -10,6 +10,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/commit"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/schema"
 )
 
 // The git rule: what keeps a model from making git run a command on the user's next git status.
@@ -154,7 +155,7 @@ func gitPathIn(rel string) (string, bool) {
 // (a root the host placed inside a .git directory is all inside it).
 func (e *Engine) checkGitName(op string, r *resolved) *Error {
 	if e.rootInGit != "" {
-		return refusal(op, r, kindProtected, "is protected (read-only)",
+		return refusal(op, r, schema.KindProtected, "is protected (read-only)",
 			"Path '"+r.rel+"' is protected (the root is inside a .git entry: git runs commands a repository's config names).")
 	}
 	for _, n := range []string{r.rel, r.lexical} {
@@ -163,7 +164,7 @@ func (e *Engine) checkGitName(op string, r *resolved) *Error {
 			if g != r.rel {
 				where = "inside the .git entry '" + g + "'"
 			}
-			return refusal(op, r, kindProtected, "is protected (read-only)",
+			return refusal(op, r, schema.KindProtected, "is protected (read-only)",
 				"Path '"+r.rel+"' is protected ("+where+": git runs commands a repository's config names).")
 		}
 	}
@@ -192,7 +193,7 @@ func gitDirCompleted(name string, exists func(string) bool) bool {
 // errGitDirCompleted is the refusal of creating name in dirRel under rule 3.
 func errGitDirCompleted(op string, r *resolved) *Error {
 	dirRel, _ := relpath.Parent(r.rel)
-	return refusal(op, r, kindProtected, "is protected (read-only)",
+	return refusal(op, r, schema.KindProtected, "is protected (read-only)",
 		"Path '"+r.rel+"' is protected: creating it would make '"+dirRel+"' a git directory (HEAD with objects, refs or commondir), which git would run commands from.")
 }
 
@@ -215,7 +216,7 @@ func (e *Engine) checkGitDirAbove(op string, r *resolved) *Error {
 	comps := relpath.Split(dirRel)
 	for i := 0; ; i++ {
 		if gitDirShaped(func(m string) bool { _, err := h.lstat(m); return err == nil }) {
-			return refusal(op, r, kindProtected, "is protected (read-only)",
+			return refusal(op, r, schema.KindProtected, "is protected (read-only)",
 				"Path '"+r.rel+"' is protected: it is inside '"+relpath.Join(comps[:i])+"', a git directory, whose config and hooks git runs.")
 		}
 		if i == len(comps) {

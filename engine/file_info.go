@@ -6,6 +6,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -20,7 +21,7 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 	}
 	c.audit.path(r.rel)
 	if !r.exists {
-		return nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", a.Path)
+		return nil, fserr.Errorf(c.tool, r.rel, schema.KindNotFound, "Path not found: %s", a.Path)
 	}
 	res := &schema.FileInfoResult{Path: e.displayOf(r), Size: r.info.Size()}
 	lines := []string{"path: " + a.Path}
@@ -38,30 +39,30 @@ func (e *Engine) fileInfo(c *call, a *schema.FileInfoArgs) (*schema.FileInfoResu
 			return nil, oerr
 		}
 		r = r2
-		sc, err := e.scan(c.ctx, f, fi.Size(), scanWindow{})
+		sc, err := scan.Read(c.ctx, f, fi.Size(), scan.Window{})
 		f.Close()
 		if err != nil {
 			return nil, e.scanError(c.tool, r, err)
 		}
 		res.Size = fi.Size()
-		binary := sc.binary
+		binary := sc.Binary
 		res.Binary = &binary
 		lines = append(lines, "type: file", fmt.Sprintf("size: %d bytes", res.Size), "binary: "+pyBool(binary))
 		res.MediaType = "text/plain"
 		if binary {
-			res.MediaType = sc.media
+			res.MediaType = sc.Media
 			if res.MediaType == "" {
-				res.MediaType = text.BinaryType(sc.head)
+				res.MediaType = text.BinaryType(sc.Head)
 			}
 			lines = append(lines, "media_type: "+res.MediaType)
 		} else {
-			n := sc.lines
+			n := sc.Lines
 			res.Lines = &n
 			lines = append(lines, fmt.Sprintf("lines: %d", n))
 		}
 		if e.hashes {
-			res.Hash = sc.hash
-			lines = append(lines, "hash: "+sc.hash)
+			res.Hash = sc.Hash
+			lines = append(lines, "hash: "+sc.Hash)
 		}
 	}
 	if target, ok := e.linkTarget(r); ok {

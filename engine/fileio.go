@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/schema"
 )
 
 // openRegular opens the regular file r names for reading and verifies, on the open descriptor,
@@ -52,7 +53,7 @@ const maxReopens = 3
 func (e *Engine) openStable(op string, r *resolved, a access) (*resolved, entryFile, fs.FileInfo, *Error) {
 	for i := 0; ; i++ {
 		f, fi, err := e.openRegular(op, r)
-		if err == nil || err.Kind != kindChanged || i == maxReopens {
+		if err == nil || err.Kind != schema.KindChangedDuringRequest || i == maxReopens {
 			return r, f, fi, err
 		}
 		again, _, rerr := e.resolveFor(op, r.spelling, a)
@@ -70,9 +71,9 @@ func (e *Engine) openStable(op string, r *resolved, a access) (*resolved, entryF
 func (e *Engine) wantRegular(op string, r *resolved) *Error {
 	switch {
 	case !r.exists:
-		return errorf(op, r.rel, kindNotFound, "File not found: %s", r.spelling)
+		return fserr.Errorf(op, r.rel, schema.KindNotFound, "File not found: %s", r.spelling)
 	case r.info.IsDir():
-		return errorf(op, r.rel, kindNotAFile, "'%s' is a directory, not a file.", r.spelling)
+		return fserr.Errorf(op, r.rel, schema.KindNotAFile, "'%s' is a directory, not a file.", r.spelling)
 	case !r.info.Mode().IsRegular():
 		return errNotRegular(op, r)
 	}
@@ -81,7 +82,7 @@ func (e *Engine) wantRegular(op string, r *resolved) *Error {
 
 // openError maps an error of opening r: a swap the os.Root or the descriptor walk refused
 // (errDirSwapped), or a path that vanished or changed type, is changed_during_request; a root
-// deleted meanwhile (errRootGone) is not_found; the rest go through osError.
+// deleted meanwhile (errRootGone) is not_found; the rest go through fserr.FromOS.
 func (e *Engine) openError(op string, r *resolved, err error) *Error {
 	switch {
 	case err == errRootGone:
@@ -91,28 +92,28 @@ func (e *Engine) openError(op string, r *resolved, err error) *Error {
 	}
 	switch {
 	case errorsIsErrno(err, syscall.ENOENT):
-		return errorf(op, r.rel, kindNotFound, "File not found: %s", r.spelling)
+		return fserr.Errorf(op, r.rel, schema.KindNotFound, "File not found: %s", r.spelling)
 	case errorsIsErrno(err, syscall.ELOOP), errorsIsErrno(err, syscall.ENOTDIR):
 		return errChanged(op, r)
 	case errorsIsErrno(err, syscall.ENXIO), errorsIsErrno(err, syscall.ENODEV):
 		return errNotRegular(op, r)
 	}
-	return osError(op, r.rel, r.spelling, err)
+	return fserr.FromOS(op, r.rel, r.spelling, err)
 }
 
 // errRootGoneFor is the error of a call whose root directory was deleted while the engine runs.
 func errRootGoneFor(op string) *Error {
-	return errorf(op, "", kindNotFound, "The root directory no longer exists.")
+	return fserr.Errorf(op, "", schema.KindNotFound, "The root directory no longer exists.")
 }
 
 // errNotRegular is the error for a FIFO, socket or device.
 func errNotRegular(op string, r *resolved) *Error {
-	return errorf(op, r.rel, kindNotRegularFile, "Path %s exists and is not a regular file.", pyRepr(r.spelling))
+	return fserr.Errorf(op, r.rel, schema.KindNotRegularFile, "Path %s exists and is not a regular file.", fserr.PyRepr(r.spelling))
 }
 
 // errChanged is the error for a path that changed between resolution and use.
 func errChanged(op string, r *resolved) *Error {
-	return errorf(op, r.rel, kindChanged, "Path %s changed while it was being used. Retry.", pyRepr(r.spelling))
+	return fserr.Errorf(op, r.rel, schema.KindChangedDuringRequest, "Path %s changed while it was being used. Retry.", fserr.PyRepr(r.spelling))
 }
 
 // errorsIsErrno reports whether err wraps errno.

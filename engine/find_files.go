@@ -10,6 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
@@ -61,7 +62,7 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	f := &finder{e: e, c: c, fsys: fsys, filter: filter, base: r.rel, spelled: dir.lex, budget: e.newBudget(), dirsOnly: dirsOnly}
 	deep := strings.Contains(pattern, "**")
 	reach := func(name string, isDir bool) bool {
-		filter.work.spend(matchUnits(fsys.cost, len(name)))
+		filter.work.Spend(matchUnits(fsys.cost, len(name)))
 		if dirsOnly && !isDir {
 			return false // "*/" would not have shown a file either
 		}
@@ -92,9 +93,9 @@ func (e *Engine) findFiles(c *call, a *schema.FindFilesArgs) (*schema.FindFilesR
 	}
 	if werr != nil {
 		if errors.Is(werr, doublestar.ErrBadPattern) {
-			return nil, errorf(c.tool, "", kindInvalidPattern, "Pattern %s is not a valid glob pattern.", pyRepr(a.Pattern))
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidPattern, "Pattern %s is not a valid glob pattern.", fserr.PyRepr(a.Pattern))
 		}
-		return nil, osError(c.tool, r.rel, r.spelling, werr)
+		return nil, fserr.FromOS(c.tool, r.rel, r.spelling, werr)
 	}
 	res := f.listing()
 	e.searched(c, r.rel, a.Pattern, "find", len(res.Paths), res.Truncated)
@@ -161,9 +162,9 @@ func cleanGlob(op, pattern string) (string, *Error) {
 	if err := checkGlob(op, "pattern", pattern, "name fewer alternatives in pattern (or run one find_files per group of them), or use \"*\" and \"**\" wildcards"); err != nil {
 		return "", err
 	}
-	invalid := errorf(op, "", kindInvalidPattern, "Pattern %s is not a valid glob pattern.", pyRepr(pattern))
+	invalid := fserr.Errorf(op, "", schema.KindInvalidPattern, "Pattern %s is not a valid glob pattern.", fserr.PyRepr(pattern))
 	if strings.HasPrefix(pattern, "/") {
-		return "", errorf(op, "", kindInvalidPattern, "Pattern %s must be relative to the search path, not absolute.", pyRepr(pattern))
+		return "", fserr.Errorf(op, "", schema.KindInvalidPattern, "Pattern %s must be relative to the search path, not absolute.", fserr.PyRepr(pattern))
 	}
 	if strings.IndexByte(pattern, 0) >= 0 {
 		return "", invalid
@@ -334,7 +335,7 @@ func (f *finder) visit(name string, d fs.DirEntry) error {
 	if err := f.c.ctx.Err(); err != nil {
 		return err
 	}
-	if !f.filter.work.spend(1) {
+	if !f.filter.work.Spend(1) {
 		return errWalkSpent
 	}
 	if name == f.base {

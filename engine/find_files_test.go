@@ -51,16 +51,16 @@ func TestFindFiles_Errors(t *testing.T) {
 		kind schema.ErrorKind
 		msg  string
 	}{
-		{map[string]any{"pattern": "/etc/*"}, kindInvalidPattern, "must be relative to the search path"},
-		{map[string]any{"pattern": "."}, kindInvalidPattern, "not a valid glob pattern"},
-		{map[string]any{"pattern": ".."}, kindInvalidPattern, "not a valid glob pattern"},
-		{map[string]any{"pattern": "a/../b"}, kindInvalidPattern, "not a valid glob pattern"},
-		{map[string]any{"pattern": ""}, kindInvalidPattern, "not a valid glob pattern"},
-		{map[string]any{"pattern": "/"}, kindInvalidPattern, "must be relative"},
-		{map[string]any{"pattern": "[a"}, kindInvalidPattern, "not a valid glob pattern"},
-		{map[string]any{"pattern": "*", "path": "hello.txt"}, kindNotADirectory, "Not a directory: hello.txt"},
-		{map[string]any{"pattern": "*", "path": "nope"}, kindNotFound, "nope"},
-		{map[string]any{"pattern": "*", "path": "../x"}, kindOutsideRoot, ""},
+		{map[string]any{"pattern": "/etc/*"}, schema.KindInvalidPattern, "must be relative to the search path"},
+		{map[string]any{"pattern": "."}, schema.KindInvalidPattern, "not a valid glob pattern"},
+		{map[string]any{"pattern": ".."}, schema.KindInvalidPattern, "not a valid glob pattern"},
+		{map[string]any{"pattern": "a/../b"}, schema.KindInvalidPattern, "not a valid glob pattern"},
+		{map[string]any{"pattern": ""}, schema.KindInvalidPattern, "not a valid glob pattern"},
+		{map[string]any{"pattern": "/"}, schema.KindInvalidPattern, "must be relative"},
+		{map[string]any{"pattern": "[a"}, schema.KindInvalidPattern, "not a valid glob pattern"},
+		{map[string]any{"pattern": "*", "path": "hello.txt"}, schema.KindNotADirectory, "Not a directory: hello.txt"},
+		{map[string]any{"pattern": "*", "path": "nope"}, schema.KindNotFound, "nope"},
+		{map[string]any{"pattern": "*", "path": "../x"}, schema.KindOutsideRoot, ""},
 	} {
 		_, err := tryCall(t, e, "find_files", tc.args, Hooks{})
 		wantKind(t, fmt.Sprintf("find_files(%v)", tc.args), err, tc.kind)

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/ignore"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -69,7 +70,7 @@ type walkFS struct {
 	// answers "not found" or an empty listing, so doublestar unwinds without touching the
 	// tree, whatever alternatives it has left to expand.
 	work *workBudget
-	load *ignoreLoad
+	load *ignore.Load
 	// cost is the pattern's matching cost (matchUnits): each listed entry spends it, since
 	// doublestar matches every entry of a listing against the pattern's component.
 	cost uint64
@@ -82,10 +83,10 @@ const maxRealChars = 8 << 20
 type openDir struct {
 	real string
 	sh   *sharedHandle
-	ign  *ignoreLevel // its ignore rules; nil without them
+	ign  *ignore.Level // its ignore rules; nil without them
 }
 
-func newWalkFS(e *Engine, base string, prefetch bool, work *workBudget, load *ignoreLoad) *walkFS {
+func newWalkFS(e *Engine, base string, prefetch bool, work *workBudget, load *ignore.Load) *walkFS {
 	w := &walkFS{e: e, real: map[string]string{base: base}, work: work, load: load}
 	if prefetch {
 		w.pre = newPrefetcher(listSorted)
@@ -187,7 +188,7 @@ func (w *walkFS) remember(name, real string) {
 }
 
 func (w *walkFS) Open(name string) (fs.File, error) {
-	if !w.work.spend(1) {
+	if !w.work.Spend(1) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	real, ok := w.realOf(name)
@@ -199,7 +200,7 @@ func (w *walkFS) Open(name string) (fs.File, error) {
 }
 
 func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
-	if !w.work.spend(1) {
+	if !w.work.Spend(1) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	real, ok := w.realOf(name)
@@ -211,7 +212,7 @@ func (w *walkFS) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if w.reads++; w.reads > maxFindDirReads || !w.work.spend(1) {
+	if w.reads++; w.reads > maxFindDirReads || !w.work.Spend(1) {
 		return nil, nil
 	}
 	real, ok := w.realOf(name)
@@ -227,7 +228,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, nil
 	}
 	if real == w.lastReal && w.lastEnts != nil {
-		if !w.work.spend(w.units(w.lastEnts)) {
+		if !w.work.Spend(w.units(w.lastEnts)) {
 			return nil, nil
 		}
 		return w.lastEnts, nil
@@ -236,7 +237,7 @@ func (w *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !w.work.spend(w.units(ents)) {
+	if !w.work.Spend(w.units(ents)) {
 		return nil, nil
 	}
 	ents = w.dropIgnored(name, real, sh, ents)
@@ -274,7 +275,7 @@ func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirE
 	if w.ign == nil {
 		return ents
 	}
-	var up *ignoreLevel
+	var up *ignore.Level
 	if n := len(w.stack); n > 1 {
 		if parent, _ := relpath.Parent(real); w.stack[n-2].real == parent && real != "." {
 			up = w.stack[n-2].ign
@@ -285,7 +286,7 @@ func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirE
 	}
 	lvl := w.ign.below(w.e, nil, up, real, &sh.h, ents)
 	w.stack[len(w.stack)-1].ign = lvl
-	if lvl.off {
+	if lvl.Off() {
 		return ents
 	}
 	out := make([]fs.DirEntry, 0, len(ents))
@@ -294,7 +295,7 @@ func (w *walkFS) dropIgnored(name, real string, sh *sharedHandle, ents []fs.DirE
 			out = append(out, de) // hidden by name anyway, and counted so (countDots)
 			continue
 		}
-		if lvl.entryIgnored(real, de.Name(), de.IsDir()) {
+		if lvl.EntryIgnored(real, de.Name(), de.IsDir()) {
 			if de.Name() != ".git" && (w.reach == nil || w.reach(relpath.Child(name, de.Name()), de.IsDir())) {
 				w.hidden.Ignored++
 			}

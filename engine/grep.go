@@ -11,6 +11,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -38,7 +40,7 @@ func (e *Engine) grep(c *call, a *schema.GrepArgs) (*schema.GrepResult, error) {
 		context = *a.Context
 	}
 	if context < 0 || context > grepMaxContext {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "context must be between 0 and %d.", grepMaxContext)
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "context must be between 0 and %d.", grepMaxContext)
 	}
 	pattern := a.Pattern
 	if a.Literal {
@@ -103,23 +105,23 @@ func cutLong(line []byte) string {
 // windows merged, every line once. The file is read once into a per-worker buffer; the line
 // scanner (with its literal prefilter) finds the matching lines, and only a file with matches is
 // split into lines. Binary files give nothing.
-func (s *searcher) scanContext(st *scanState, f io.Reader, size int64, o *searchOut, live func() bool) error {
-	if int64(cap(st.whole)) < size {
-		st.whole = make([]byte, size)
+func (s *searcher) scanContext(st *scan.State, f io.Reader, size int64, o *searchOut, live func() bool) error {
+	if int64(cap(st.Whole)) < size {
+		st.Whole = make([]byte, size)
 	}
-	buf := st.whole[:size]
+	buf := st.Whole[:size]
 	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return err
 	}
 	buf = buf[:n]
 	defer func() {
-		if cap(st.whole) > 4*searchChunk {
-			st.whole = nil // one large file grew it; do not keep megabytes per worker
+		if cap(st.Whole) > 4*scan.SearchChunk {
+			st.Whole = nil // one large file grew it; do not keep megabytes per worker
 		}
 	}()
 	var hits []int
-	binary, err := s.m.scan(st, bytes.NewReader(buf), int64(len(buf)), func(line int, _ []byte) bool {
+	binary, err := s.m.Scan(st, bytes.NewReader(buf), int64(len(buf)), func(line int, _ []byte) bool {
 		hits = append(hits, line)
 		return len(hits) <= s.limit && live()
 	})
@@ -187,7 +189,7 @@ func newRgGlob(op, glob, base string) (*rgGlob, *Error) {
 		return nil, err
 	}
 	if p == "" || strings.IndexByte(p, 0) >= 0 || !doublestar.ValidatePattern(p) {
-		return nil, errorf(op, "", kindInvalidPattern, "Invalid glob %s.", pyRepr(glob))
+		return nil, fserr.Errorf(op, "", schema.KindInvalidPattern, "Invalid glob %s.", fserr.PyRepr(glob))
 	}
 	g.src = p
 	return g, nil
@@ -243,7 +245,7 @@ func newRgFiles(op, glob, fileType, base string, single bool) (*rgFiles, *Error)
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			return nil, errorf(op, "", kindInvalidArguments, "Unknown file_type %s. Known types: %s.", pyRepr(fileType), strings.Join(names, ", "))
+			return nil, fserr.Errorf(op, "", schema.KindInvalidArguments, "Unknown file_type %s. Known types: %s.", fserr.PyRepr(fileType), strings.Join(names, ", "))
 		}
 		for _, p := range globs {
 			g, _ := newRgGlob(op, p, base)

@@ -59,12 +59,12 @@ func TestGrep_Seed(t *testing.T) {
 		args map[string]any
 		kind schema.ErrorKind
 	}{
-		{map[string]any{"pattern": "("}, kindInvalidPattern},
-		{map[string]any{"pattern": "a", "context": 21}, kindInvalidArguments},
-		{map[string]any{"pattern": "a", "context": -1}, kindInvalidArguments},
-		{map[string]any{"pattern": "a", "path": "missing"}, kindNotFound},
-		{map[string]any{"pattern": "a", "path": "../outside"}, kindOutsideRoot},
-		{map[string]any{"pattern": "a", "file_type": "klingon"}, kindInvalidArguments},
+		{map[string]any{"pattern": "("}, schema.KindInvalidPattern},
+		{map[string]any{"pattern": "a", "context": 21}, schema.KindInvalidArguments},
+		{map[string]any{"pattern": "a", "context": -1}, schema.KindInvalidArguments},
+		{map[string]any{"pattern": "a", "path": "missing"}, schema.KindNotFound},
+		{map[string]any{"pattern": "a", "path": "../outside"}, schema.KindOutsideRoot},
+		{map[string]any{"pattern": "a", "file_type": "klingon"}, schema.KindInvalidArguments},
 	} {
 		_, err := tryCall(t, e, schema.ToolGrep, tc.args, Hooks{})
 		wantKind(t, "grep", err, tc.kind)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
+	"github.com/fsbox/fsbox/engine/internal/ignore"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -272,12 +270,12 @@ func TestIgnore_Walkers(t *testing.T) {
 }
 
 // TestIgnore_FilesReadSafely: an ignore file that is a symlink (here to a file outside the
-// root) or that access rules deny is not read; a huge one is read up to maxIgnoreBytes.
+// root) or that access rules deny is not read; a huge one is read up to ignore.MaxFileBytes.
 func TestIgnore_FilesReadSafely(t *testing.T) {
 	fx := makeFixture(t, "a.txt", "b.txt", "c.txt", "sub/d.txt", "sub/e.txt")
 	os.WriteFile(filepath.Join(fx.outside, "ign"), []byte("a.txt\n"), 0o644)
 	fx.add(".gitignore => $OUTSIDE/ign", "sub/.ignore: d.txt\\n")
-	huge := strings.Repeat("#"+strings.Repeat("x", 1000)+"\n", maxIgnoreBytes/1001+1) + "c.txt\n"
+	huge := strings.Repeat("#"+strings.Repeat("x", 1000)+"\n", ignore.MaxFileBytes/1001+1) + "c.txt\n"
 	os.WriteFile(filepath.Join(fx.root, ".ignore"), []byte(huge), 0o644)
 	denied := []string{"sub/.ignore"}
 	e := fx.engine(schema.Config{DeniedPatterns: &denied, Tools: allTools})
@@ -291,59 +289,6 @@ func TestIgnore_FilesReadSafely(t *testing.T) {
 	}
 }
 
-// TestIgnore_IndexAgreesWithGoGit: the indexed match of a level (ignoreIndex) gives what trying
-// every pattern, highest first, with go-git's Match gives, for random patterns (literal,
-// wildcard, class, escaped, negated, anchored, "**", directory-only) and random paths.
-func TestIgnore_IndexAgreesWithGoGit(t *testing.T) {
-	rng := rand.New(rand.NewPCG(19, 4))
-	parts := []string{"a", "b", "ab", "log", ".log", "x.log", "node_modules", "*", "?", "[ab]", "[!a]b", "a*", "*b", "*.log", `\*`, "**", "b?", "[a-c]*", "build", "a\\ "}
-	names := []string{"a", "b", "ab", "ba", "x.log", "a.log", "node_modules", "build", "*", "abc", "b a", "a ", "bb", "c"}
-	for round := range 300 {
-		domain := []string(nil)
-		if round%2 == 1 {
-			domain = []string{"a", "b"}
-		}
-		var lines []string
-		for range 1 + rng.IntN(40) {
-			var p strings.Builder
-			if rng.IntN(4) == 0 {
-				p.WriteString("!")
-			}
-			if rng.IntN(4) == 0 {
-				p.WriteString("/")
-			}
-			for k := range 1 + rng.IntN(3) {
-				if k > 0 {
-					p.WriteString("/")
-				}
-				p.WriteString(parts[rng.IntN(len(parts))])
-			}
-			if rng.IntN(4) == 0 {
-				p.WriteString("/")
-			}
-			lines = append(lines, p.String())
-		}
-		lvl := (&ignoreLevel{rules: parseIgnore([]byte(strings.Join(lines, "\n")), domain, nil), domain: domain}).finish()
-		for range 60 {
-			path := append([]string(nil), domain...)
-			for range 1 + rng.IntN(3) {
-				path = append(path, names[rng.IntN(len(names))])
-			}
-			isDir := rng.IntN(2) == 0
-			want := gitignore.NoMatch
-			for i := len(lvl.rules) - 1; i >= 0; i-- {
-				if m := lvl.rules[i].pat.Match(path, isDir); m != gitignore.NoMatch {
-					want = m
-					break
-				}
-			}
-			if got := lvl.match(path, isDir); got != want {
-				t.Fatalf("patterns %q, path %q (dir %v): indexed %v, go-git %v", lines, path, isDir, got, want)
-			}
-		}
-	}
-}
-
 // TestIgnore_BombCostsLittle: three nested ignore files of 10,000 patterns each (literal names,
 // extensions, wildcards with a literal prefix) over 600 entries: the entries are checked against
 // the few patterns their names select, not all 30,000 (which cost 55.8 s in one list_directory
@@ -354,7 +299,7 @@ func TestIgnore_BombCostsLittle(t *testing.T) {
 	lines := []string{}
 	for level, dir := range []string{"a", "a/b", "a/b/c"} {
 		var b strings.Builder
-		for i := range maxIgnorePatternsPerFile {
+		for i := range ignore.MaxPatternsPerFile {
 			fmt.Fprintf(&b, kinds[level]+"\\n", i)
 		}
 		lines = append(lines, dir+"/.gitignore: "+b.String())
@@ -379,10 +324,13 @@ func TestIgnore_BombCostsLittle(t *testing.T) {
 		}
 	}
 	spent := before - f.work.left - len(ents) // less the unit each entry costs anyway
-	if f.load.dropped != 0 || f.load.patterns != 3*maxIgnorePatternsPerFile {
-		t.Fatalf("patterns applied %d, dropped %d; want all %d", f.load.patterns, f.load.dropped, 3*maxIgnorePatternsPerFile)
+	if f.load.Dropped() != 0 || f.load.Applied() != 3*ignore.MaxPatternsPerFile {
+		t.Fatalf("patterns applied %d, dropped %d; want all %d", f.load.Applied(), f.load.Dropped(), 3*ignore.MaxPatternsPerFile)
 	}
 	// "f%d*[xy]" keys on "f0", "f1", ...: each entry selects the patterns whose prefix it has.
+	if spent <= 0 {
+		t.Errorf("600 entries under 30,000 ignore patterns: %d pattern checks counted; each check should spend the work budget", spent)
+	}
 	if spent > 600*20 {
 		t.Errorf("600 entries under 30,000 ignore patterns: %d pattern checks; want at most %d", spent, 600*20)
 	}
@@ -392,16 +340,16 @@ func TestIgnore_BombCostsLittle(t *testing.T) {
 	t.Logf("%d pattern checks for 600 entries", spent)
 }
 
-// TestIgnore_PatternCaps: patterns past maxIgnorePatternsPerFile of a file, or past
-// maxIgnorePatternsPerCall of a call, are not applied, and the walk's text says how many.
+// TestIgnore_PatternCaps: patterns past ignore.MaxPatternsPerFile of a file, or past
+// ignore.MaxPatternsPerCall of a call, are not applied, and the walk's text says how many.
 func TestIgnore_PatternCaps(t *testing.T) {
 	var b strings.Builder
-	for i := range maxIgnorePatternsPerFile + 5 {
+	for i := range ignore.MaxPatternsPerFile + 5 {
 		fmt.Fprintf(&b, "skip%d.txt\\n", i)
 	}
-	lines := []string{".gitignore: " + b.String(), "skip0.txt: x", fmt.Sprintf("skip%d.txt: x", maxIgnorePatternsPerFile), "keep.txt: x"}
+	lines := []string{".gitignore: " + b.String(), "skip0.txt: x", fmt.Sprintf("skip%d.txt: x", ignore.MaxPatternsPerFile), "keep.txt: x"}
 	var local strings.Builder
-	for i := range maxIgnorePatternsPerFile {
+	for i := range ignore.MaxPatternsPerFile {
 		fmt.Fprintf(&local, "local%d.txt\\n", i)
 	}
 	for _, d := range []string{"d1", "d2", "d3"} {
@@ -411,7 +359,7 @@ func TestIgnore_PatternCaps(t *testing.T) {
 	e := fx.engine(schema.Config{Tools: allTools})
 	list := mustCall(t, e, schema.ToolListDirectory, map[string]any{}, Hooks{}).(*schema.ListDirectoryResult)
 	if !strings.Contains(list.Text, "[5 ignore patterns not applied: one call applies at most 30000, and at most 10000 of one file; entries they would hide are shown]") ||
-		!strings.Contains(list.Text, fmt.Sprintf("skip%d.txt", maxIgnorePatternsPerFile)) || strings.Contains(list.Text, "skip0.txt") {
+		!strings.Contains(list.Text, fmt.Sprintf("skip%d.txt", ignore.MaxPatternsPerFile)) || strings.Contains(list.Text, "skip0.txt") {
 		t.Errorf("list_directory under an ignore file over the cap: %q", list.Text)
 	}
 	// The whole tree: the root's, d1's and d2's files fill the call's 30,000; d3's are not

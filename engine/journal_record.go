@@ -6,8 +6,10 @@ import (
 	"os"
 	"slices"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/journal"
 	"github.com/fsbox/fsbox/engine/internal/text"
+	"github.com/fsbox/fsbox/schema"
 )
 
 // The journal's hooks in the change tools (engine/internal/journal keeps what they record).
@@ -73,7 +75,7 @@ func (e *Engine) jgroup(c *call) uint64 {
 
 // errJournal is the refusal of a change the journal could not record.
 func errJournal(op, rel string, err error) *Error {
-	return &Error{Op: op, Path: rel, Kind: kindInternal,
+	return &Error{Op: op, Path: rel, Kind: schema.KindInternal,
 		Msg: "The journal could not record this change, so nothing was changed.", Err: err}
 }
 
@@ -241,7 +243,7 @@ func (e *Engine) journalTree(c *call, t *entryTarget, tree *treeNode) *Error {
 func (e *Engine) recordTree(c *call, p *jpending, parent dirHandle, node *treeNode, rel string, moved *string) *Error {
 	before, err := e.captureEntry(parent, node.name, node.info)
 	if err != nil {
-		return errorf(c.tool, rel, kindChanged, "Path '%s' changed while it was being recorded. Retry.", rel)
+		return fserr.Errorf(c.tool, rel, schema.KindChangedDuringRequest, "Path '%s' changed while it was being recorded. Retry.", rel)
 	}
 	if err := e.record(c, p, rel, before, journal.State{Kind: journal.Absent}); err != nil {
 		return err
@@ -256,7 +258,7 @@ func (e *Engine) recordTree(c *call, p *jpending, parent dirHandle, node *treeNo
 	}
 	h, herr := parent.child(node.name)
 	if herr != nil {
-		return errorf(c.tool, rel, kindChanged, "Path '%s' changed while it was being recorded. Retry.", rel)
+		return fserr.Errorf(c.tool, rel, schema.KindChangedDuringRequest, "Path '%s' changed while it was being recorded. Retry.", rel)
 	}
 	defer h.close()
 	for _, name := range sortedNames(node.children) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -30,7 +31,7 @@ func hostRoot(cfg *schema.Config, opts Options) (hostReal, given, rel string, er
 		hostReal, aerr = filepath.EvalSymlinks(abs)
 	}
 	if aerr != nil {
-		return "", "", "", &Error{Op: "new", Kind: kindInvalidArguments, Msg: "The host's root_dir cannot be resolved.", Err: aerr}
+		return "", "", "", &Error{Op: "new", Kind: schema.KindInvalidArguments, Msg: "The host's root_dir cannot be resolved.", Err: aerr}
 	}
 	given = cfg.RootDir
 	switch {
@@ -39,8 +40,8 @@ func hostRoot(cfg *schema.Config, opts Options) (hostReal, given, rel string, er
 	case !filepath.IsAbs(given):
 		given = filepath.Join(hostReal, given)
 	}
-	outside := configError("root_dir: %s is outside the host's root. The host fixed the policy: "+
-		"root_dir may only name a directory inside the host's root (a relative root_dir is taken from it).", pyRepr(cfg.RootDir))
+	outside := fserr.Config("root_dir: %s is outside the host's root. The host fixed the policy: "+
+		"root_dir may only name a directory inside the host's root (a relative root_dir is taken from it).", fserr.PyRepr(cfg.RootDir))
 	// Refuse what is lexically outside before looking at the disk, so the answer tells a client
 	// nothing about what exists outside the host's root.
 	given = filepath.Clean(given)
@@ -51,7 +52,7 @@ func hostRoot(cfg *schema.Config, opts Options) (hostReal, given, rel string, er
 	}
 	real, rerr := filepath.EvalSymlinks(given)
 	if rerr != nil {
-		return "", "", "", configError("root_dir: %s does not exist or cannot be resolved", pyRepr(cfg.RootDir))
+		return "", "", "", fserr.Config("root_dir: %s does not exist or cannot be resolved", fserr.PyRepr(cfg.RootDir))
 	}
 	rel, ok := within(hostReal, real)
 	if !ok {

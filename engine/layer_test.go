@@ -82,7 +82,7 @@ func TestHostLayer_Root(t *testing.T) {
 			t.Errorf("root_dir %q accepted (root %s); want refused", c.root, e.RootDir())
 		case !c.ok:
 			ee := err.(*Error)
-			if ee.Kind != kindInvalidArguments || !strings.HasPrefix(ee.Msg, "root_dir: ") || strings.Contains(ee.Msg, fx.root) {
+			if ee.Kind != schema.KindInvalidArguments || !strings.HasPrefix(ee.Msg, "root_dir: ") || strings.Contains(ee.Msg, fx.root) {
 				t.Errorf("root_dir %q: %s %q; want invalid_arguments naming root_dir, not the host root", c.root, ee.Kind, ee.Msg)
 			}
 			// Whether something exists outside the host's root is not the client's business.

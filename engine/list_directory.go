@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -17,7 +18,7 @@ func (e *Engine) listDirectory(c *call, a *schema.ListDirectoryArgs) (*schema.Li
 	defer dir.close()
 	raw, rerr := dir.readNames()
 	if rerr != nil {
-		return nil, osError(c.tool, r.rel, r.spelling, rerr)
+		return nil, fserr.FromOS(c.tool, r.rel, r.spelling, rerr)
 	}
 	res := &schema.ListDirectoryResult{Path: e.display(dir.lex), Entries: []schema.DirEntry{}}
 	filter := e.newWalkFilter(c)

@@ -45,13 +45,13 @@ func TestListDirectory_Errors(t *testing.T) {
 		path string
 		kind schema.ErrorKind
 	}{
-		{"hello.txt", kindNotADirectory},
-		{"missing", kindNotFound},
-		{"..", kindOutsideRoot},
-		{"escape", kindOutsideRoot},
-		{"loop", kindSymlinkLoop},
-		{"src", kindDenied},
-		{"src/a", kindDenied},
+		{"hello.txt", schema.KindNotADirectory},
+		{"missing", schema.KindNotFound},
+		{"..", schema.KindOutsideRoot},
+		{"escape", schema.KindOutsideRoot},
+		{"loop", schema.KindSymlinkLoop},
+		{"src", schema.KindDenied},
+		{"src/a", schema.KindDenied},
 	} {
 		_, err := tryCall(t, e, "list_directory", map[string]any{"path": tc.path}, Hooks{})
 		wantKind(t, fmt.Sprintf("list_directory(%q)", tc.path), err, tc.kind)

@@ -31,7 +31,7 @@ func TestListFiles_Seed(t *testing.T) {
 			t.Errorf("list_files(%q) succeeded", p)
 		}
 	}
-	if _, err := tryCall(t, e, schema.ToolListFiles, map[string]any{"glob": "a[b"}, Hooks{}); err == nil || err.Kind != kindInvalidPattern {
+	if _, err := tryCall(t, e, schema.ToolListFiles, map[string]any{"glob": "a[b"}, Hooks{}); err == nil || err.Kind != schema.KindInvalidPattern {
 		t.Errorf("bad glob: %v", err)
 	}
 	deny := []string{"src/*"}

@@ -42,7 +42,7 @@ func TestInPlaceWriteBeforeRenameIsStale(t *testing.T) {
 					args = map[string]any{"path": "d/f.txt", "expected_hash": h, "content": "after\n"}
 				}
 				_, err := tryCall(t, e, tool, args, Hooks{})
-				wantKind(t, tool, err, kindStaleHash)
+				wantKind(t, tool, err, schema.KindStaleHash)
 				if got := fx.read("d/f.txt"); got == "after\n" || got == "before\n" {
 					t.Errorf("the in-place write was overwritten: %q", got)
 				}

@@ -126,7 +126,7 @@ func editWorker(root, id, loopsArg string) {
 			})
 			_, err = e.Call(ctx, schema.ToolEditFile, args, Hooks{})
 			var ferr *Error
-			if errors.As(err, &ferr) && (ferr.Kind == kindStaleHash || ferr.Kind == kindChanged) {
+			if errors.As(err, &ferr) && (ferr.Kind == schema.KindStaleHash || ferr.Kind == schema.KindChangedDuringRequest) {
 				continue
 			}
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -189,13 +190,13 @@ func (e *Engine) rootFor(rel string) (*os.Root, string, *mount) {
 // errMountPoint is the refusal of removing, moving or replacing a mount point or a directory
 // above one.
 func errMountPoint(op string, r *resolved) *Error {
-	return errorf(op, r.rel, kindPermissionDenied, "Path %s is a mount point or contains one; it cannot be removed, moved or replaced. Change the files inside it instead.", pyRepr(r.spelling))
+	return fserr.Errorf(op, r.rel, schema.KindPermissionDenied, "Path %s is a mount point or contains one; it cannot be removed, moved or replaced. Change the files inside it instead.", fserr.PyRepr(r.spelling))
 }
 
 // checkReadOnlyMount refuses a change below a read-only mount (rule 4).
 func (e *Engine) checkReadOnlyMount(op string, r *resolved) *Error {
 	if m, _ := e.mounts.of(r.rel); m != nil && m.readOnly {
-		return errorf(op, r.rel, kindReadOnlyFilesystem, "Path %s is in the read-only mount '%s'; nothing in it can be changed.", pyRepr(r.spelling), m.path)
+		return fserr.Errorf(op, r.rel, schema.KindReadOnlyFilesystem, "Path %s is in the read-only mount '%s'; nothing in it can be changed.", fserr.PyRepr(r.spelling), m.path)
 	}
 	return nil
 }
@@ -272,11 +273,11 @@ func (e *Engine) openMounts(src []schema.Mount, prefix string) *Error {
 func (t *mountTable) mountPoint(field string, sm schema.Mount, prefix string) (comps []string, rel string, err *Error) {
 	p := filepath.ToSlash(sm.Path)
 	if p == "" || strings.HasPrefix(p, "/") || strings.IndexByte(p, 0) >= 0 {
-		return nil, "", configError("%s.path must be a non-empty root-relative path, got %s", field, pyRepr(sm.Path))
+		return nil, "", fserr.Config("%s.path must be a non-empty root-relative path, got %s", field, fserr.PyRepr(sm.Path))
 	}
 	comps = relpath.Split(p)
 	if len(comps) == 0 || slices.Contains(comps, "..") || slices.Contains(strings.Split(p, "/"), ".") {
-		return nil, "", configError("%s.path %s must name a directory below the root without '.' or '..' components", field, pyRepr(sm.Path))
+		return nil, "", fserr.Config("%s.path %s must name a directory below the root without '.' or '..' components", field, fserr.PyRepr(sm.Path))
 	}
 	if prefix != "" {
 		rest, ok := relpath.CutPrefix(comps, relpath.Split(prefix))
@@ -288,7 +289,7 @@ func (t *mountTable) mountPoint(field string, sm schema.Mount, prefix string) (c
 	rel = relpath.Join(comps)
 	for _, other := range t.list {
 		if rel == other.path || strings.HasPrefix(rel, other.path+"/") || strings.HasPrefix(other.path, rel+"/") {
-			return nil, "", configError("%s.path %s overlaps the mount at %s; mounts may not nest", field, pyRepr(sm.Path), pyRepr(other.path))
+			return nil, "", fserr.Config("%s.path %s overlaps the mount at %s; mounts may not nest", field, fserr.PyRepr(sm.Path), fserr.PyRepr(other.path))
 		}
 	}
 	return comps, rel, nil
@@ -299,27 +300,27 @@ func (t *mountTable) mountPoint(field string, sm schema.Mount, prefix string) (c
 // symlinks, and no non-directory in the way.
 func (e *Engine) openMount(field string, sm schema.Mount, comps []string, rel string) (*mount, *Error) {
 	if sm.Dir == "" {
-		return nil, configError("%s.dir must name a host directory", field)
+		return nil, fserr.Config("%s.dir must name a host directory", field)
 	}
 	abs, err := filepath.Abs(sm.Dir)
 	if err != nil {
-		return nil, configError("%s.dir cannot be made absolute", field)
+		return nil, fserr.Config("%s.dir cannot be made absolute", field)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, configError("%s.dir does not exist or cannot be resolved", field)
+		return nil, fserr.Config("%s.dir does not exist or cannot be resolved", field)
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return nil, configError("%s.dir is not a directory", field)
+		return nil, fserr.Config("%s.dir is not a directory", field)
 	}
 	// The parent must be a real directory of the root, reached without symlinks, or the
 	// handles (which know real paths) would never meet the mount point.
 	parent, _ := relpath.Parent(rel)
 	if r, rerr := e.resolveRel("new", parent); rerr != nil || !r.exists || !r.info.IsDir() || r.rel != parent {
-		return nil, configError("%s.path %s: its parent must be a directory in the root, reached without symlinks", field, pyRepr(sm.Path))
+		return nil, fserr.Config("%s.path %s: its parent must be a directory in the root, reached without symlinks", field, fserr.PyRepr(sm.Path))
 	}
 	if r, rerr := e.resolveRel("new", rel); rerr == nil && r.exists && r.rel == rel && !r.info.IsDir() {
-		return nil, configError("%s.path %s exists in the root and is not a directory", field, pyRepr(sm.Path))
+		return nil, fserr.Config("%s.path %s exists in the root and is not a directory", field, fserr.PyRepr(sm.Path))
 	}
 	root, err := os.OpenRoot(real)
 	var top *os.File
@@ -329,7 +330,7 @@ func (e *Engine) openMount(field string, sm schema.Mount, comps []string, rel st
 		}
 	}
 	if err != nil {
-		return nil, configError("%s.dir cannot be opened", field)
+		return nil, fserr.Config("%s.dir cannot be opened", field)
 	}
 	m := &mount{path: rel, comps: comps, dir: real, root: root, top: top, readOnly: sm.ReadOnly,
 		prefixes: [][]string{relpath.Split(real)}}

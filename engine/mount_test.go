@@ -169,7 +169,7 @@ func TestMount_ReadOnlyRefusesEveryChange(t *testing.T) {
 	}
 	for _, c := range changes {
 		_, err := tryCall(t, e, c.tool, c.args, h)
-		wantKind(t, c.tool+" in a read-only mount", err, kindReadOnlyFilesystem)
+		wantKind(t, c.tool+" in a read-only mount", err, schema.KindReadOnlyFilesystem)
 		mf.noHostPath(t, c.tool, err.Msg)
 	}
 	if len(rec.requests) != 0 {
@@ -202,7 +202,7 @@ func TestMount_ReadOnlyHandlesRefuse(t *testing.T) {
 	if err := renameAt(h, "doc.md", h, "moved.md"); err == nil {
 		t.Errorf("rename in a read-only mount succeeded")
 	}
-	if _, perr := e.openParent("write", &resolved{spelling: "ref/doc.md", rel: "ref/doc.md"}, "ref"); perr == nil || perr.Kind != kindReadOnlyFilesystem {
+	if _, perr := e.openParent("write", &resolved{spelling: "ref/doc.md", rel: "ref/doc.md"}, "ref"); perr == nil || perr.Kind != schema.KindReadOnlyFilesystem {
 		t.Errorf("openParent in a read-only mount = %v; want read_only_filesystem", perr)
 	}
 	if mf.mntRead("doc.md") != "read me\n" {
@@ -342,14 +342,14 @@ func TestMount_PolicyAppliesInside(t *testing.T) {
 		DeniedPatterns: &[]string{"m/private", "**/.env", "**/id_rsa"}})
 	for _, p := range []string{"m/.env", "m/private/p.md", "m/id_rsa"} {
 		_, err := tryCall(t, e, "read_file", map[string]any{"path": p}, Hooks{})
-		wantKind(t, "read_file "+p, err, kindDenied)
+		wantKind(t, "read_file "+p, err, schema.KindDenied)
 	}
 	list := resultText(mustCall(t, e, "list_directory", map[string]any{"path": "m"}, Hooks{}))
 	if strings.Contains(list, "private") || strings.Contains(list, "id_rsa") || !strings.Contains(list, "ok.md") {
 		t.Errorf("list_directory of the mount ignores the policy: %s", list)
 	}
 	_, err := tryCall(t, e, "write_file", map[string]any{"path": "m/private/new.md", "content": "x"}, Hooks{})
-	wantKind(t, "write_file below a denied directory of a mount", err, kindDenied)
+	wantKind(t, "write_file below a denied directory of a mount", err, schema.KindDenied)
 }
 
 func TestMount_ShadowsDirectoryAtMountPoint(t *testing.T) {
@@ -364,7 +364,7 @@ func TestMount_ShadowsDirectoryAtMountPoint(t *testing.T) {
 		t.Errorf("the mount point is listed %d times: %s", strings.Count(root, "memories"), root)
 	}
 	_, err := tryCall(t, e, "read_file", map[string]any{"path": "memories/old.txt"}, Hooks{})
-	wantKind(t, "read_file of a shadowed file", err, kindNotFound)
+	wantKind(t, "read_file of a shadowed file", err, schema.KindNotFound)
 }
 
 func TestMount_ConfigRefusals(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -36,8 +37,8 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 	}
 	dst, err := e.resolveEntry(c.tool, a.Destination)
 	if err != nil {
-		if err.Kind == kindNotFound {
-			return nil, errorf(c.tool, err.Path, kindParentMissing, "Parent directory of %s does not exist. %s", pyRepr(a.Destination), e.mkdirHint())
+		if err.Kind == schema.KindNotFound {
+			return nil, fserr.Errorf(c.tool, err.Path, schema.KindParentMissing, "Parent directory of %s does not exist. %s", fserr.PyRepr(a.Destination), e.mkdirHint())
 		}
 		return nil, err
 	}
@@ -96,22 +97,22 @@ func (e *Engine) moveFile(c *call, a *schema.MoveFileArgs) (*schema.MoveFileResu
 func (e *Engine) movable(op string, src, dst *entryTarget, a *schema.MoveFileArgs) *Error {
 	switch {
 	case !src.r.exists:
-		return errorf(op, src.r.rel, kindNotFound, "Path not found: %s", a.Source)
+		return fserr.Errorf(op, src.r.rel, schema.KindNotFound, "Path not found: %s", a.Source)
 	case src.r.rel == dst.r.rel:
-		return errorf(op, src.r.rel, kindInvalidArguments, "Source and destination are the same path %s.", pyRepr(a.Source))
+		return fserr.Errorf(op, src.r.rel, schema.KindInvalidArguments, "Source and destination are the same path %s.", fserr.PyRepr(a.Source))
 	case src.r.info.IsDir() && isUnder(dst.r.rel, src.r.rel):
-		return errorf(op, dst.r.rel, kindInvalidArguments, "Cannot move directory %s into itself.", pyRepr(a.Source))
+		return fserr.Errorf(op, dst.r.rel, schema.KindInvalidArguments, "Cannot move directory %s into itself.", fserr.PyRepr(a.Source))
 	}
 	if !dst.r.exists {
 		return nil
 	}
 	switch {
 	case dst.r.info.IsDir():
-		return errorf(op, dst.r.rel, kindAlreadyExists, "Destination %s is an existing directory. Name the new path itself, including the file name.", pyRepr(a.Destination))
+		return fserr.Errorf(op, dst.r.rel, schema.KindAlreadyExists, "Destination %s is an existing directory. Name the new path itself, including the file name.", fserr.PyRepr(a.Destination))
 	case !a.Overwrite:
-		return errorf(op, dst.r.rel, kindAlreadyExists, "Destination %s already exists. Pass overwrite: true to replace it.", pyRepr(a.Destination))
+		return fserr.Errorf(op, dst.r.rel, schema.KindAlreadyExists, "Destination %s already exists. Pass overwrite: true to replace it.", fserr.PyRepr(a.Destination))
 	case src.r.info.IsDir():
-		return errorf(op, dst.r.rel, kindAlreadyExists, "Destination %s is a file; a directory cannot replace it.", pyRepr(a.Destination))
+		return fserr.Errorf(op, dst.r.rel, schema.KindAlreadyExists, "Destination %s is a file; a directory cannot replace it.", fserr.PyRepr(a.Destination))
 	}
 	return nil
 }
@@ -167,7 +168,7 @@ func (e *Engine) rename(c *call, src, dst *entryTarget) *Error {
 	case dst.r.exists && (lerr != nil || !sameEntry(fi, dst.r.info)):
 		return errChanged(op, dst.r)
 	case !dst.r.exists && lerr == nil:
-		return errorf(op, dst.r.rel, kindAlreadyExists, "Destination %s appeared meanwhile. Look at it and retry.", pyRepr(dst.r.spelling))
+		return fserr.Errorf(op, dst.r.rel, schema.KindAlreadyExists, "Destination %s appeared meanwhile. Look at it and retry.", fserr.PyRepr(dst.r.spelling))
 	}
 	var rerr error
 	jp, jerr := e.journalMove(c, from, src, to, dst) // journal_record.go
@@ -198,10 +199,10 @@ func (e *Engine) rename(c *call, src, dst *entryTarget) *Error {
 	case rerr == nil:
 		return nil
 	case errors.Is(rerr, syscall.EXDEV):
-		return errorf(op, dst.r.rel, kindCrossDevice, "Cannot move %s to %s: they are on different filesystems (across devices), so the move cannot be atomic. Copy the content with write_file instead.",
-			pyRepr(src.r.spelling), pyRepr(dst.r.spelling))
+		return fserr.Errorf(op, dst.r.rel, schema.KindCrossDevice, "Cannot move %s to %s: they are on different filesystems (across devices), so the move cannot be atomic. Copy the content with write_file instead.",
+			fserr.PyRepr(src.r.spelling), fserr.PyRepr(dst.r.spelling))
 	case errors.Is(rerr, syscall.EEXIST):
-		return errorf(op, dst.r.rel, kindAlreadyExists, "Destination %s appeared meanwhile. Look at it and retry.", pyRepr(dst.r.spelling))
+		return fserr.Errorf(op, dst.r.rel, schema.KindAlreadyExists, "Destination %s appeared meanwhile. Look at it and retry.", fserr.PyRepr(dst.r.spelling))
 	}
 	return e.writeError(op, dst.r, rerr)
 }

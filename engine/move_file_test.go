@@ -17,19 +17,19 @@ func TestMoveFile(t *testing.T) {
 		overwrite bool
 		kind      schema.ErrorKind
 	}{
-		{"a", "b", false, kindAlreadyExists},
-		{"a", "keep.lock", true, kindProtected},  // a protected destination
-		{"keep.lock", "c", false, kindProtected}, // a protected source
-		{"a", "new.lock", false, kindProtected},  // the destination's name is protected
-		{"d", "moved", false, kindProtected},     // a tree holding a protected file
-		{"e", "ge", false, kindProtected},        // a tree whose new paths are protected
-		{"a", "../outside/a", false, kindOutsideRoot},
-		{"../outside/o", "o", false, kindOutsideRoot},
-		{"a", "missing/a", false, kindParentMissing},
-		{"a", "sub", true, kindAlreadyExists}, // never over a directory
-		{"e", "e/inner", false, kindInvalidArguments},
-		{"a", "a", false, kindInvalidArguments},
-		{".", "x", false, kindInvalidArguments},
+		{"a", "b", false, schema.KindAlreadyExists},
+		{"a", "keep.lock", true, schema.KindProtected},  // a protected destination
+		{"keep.lock", "c", false, schema.KindProtected}, // a protected source
+		{"a", "new.lock", false, schema.KindProtected},  // the destination's name is protected
+		{"d", "moved", false, schema.KindProtected},     // a tree holding a protected file
+		{"e", "ge", false, schema.KindProtected},        // a tree whose new paths are protected
+		{"a", "../outside/a", false, schema.KindOutsideRoot},
+		{"../outside/o", "o", false, schema.KindOutsideRoot},
+		{"a", "missing/a", false, schema.KindParentMissing},
+		{"a", "sub", true, schema.KindAlreadyExists}, // never over a directory
+		{"e", "e/inner", false, schema.KindInvalidArguments},
+		{"a", "a", false, schema.KindInvalidArguments},
+		{".", "x", false, schema.KindInvalidArguments},
 	} {
 		_, err := tryCall(t, e, schema.ToolMoveFile, map[string]any{"source": c.src, "destination": c.dst, "overwrite": c.overwrite}, rec.hooks(false))
 		wantKind(t, "move "+c.src+" -> "+c.dst, err, c.kind)

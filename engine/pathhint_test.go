@@ -26,7 +26,7 @@ func TestForeignPaths(t *testing.T) {
 		{"~some_user.name-2/x", "~ is not expanded"},
 	} {
 		_, err := e.resolve("read_file", c.in)
-		if err == nil || err.Kind != kindInvalidPath || !strings.Contains(err.Msg, c.want) {
+		if err == nil || err.Kind != schema.KindInvalidPath || !strings.Contains(err.Msg, c.want) {
 			t.Errorf("resolve(%q) = %v; want invalid_path saying %q", c.in, err, c.want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -36,10 +37,10 @@ const minMultiWindow = 500
 // blank line.
 func (e *Engine) readMultipleFiles(c *call, a *schema.ReadMultipleFilesArgs) (*schema.ReadMultipleFilesResult, error) {
 	if len(a.Paths) == 0 {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "paths must name at least one file.")
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "paths must name at least one file.")
 	}
 	if len(a.Paths) > maxMultiPaths {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "paths names %d files; at most %d per call. Split them into several calls.", len(a.Paths), maxMultiPaths)
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "paths names %d files; at most %d per call. Split them into several calls.", len(a.Paths), maxMultiPaths)
 	}
 	res := &schema.ReadMultipleFilesResult{Files: make([]schema.FileReadItem, 0, len(a.Paths))}
 	budget := e.newBudget()

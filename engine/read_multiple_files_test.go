@@ -40,7 +40,7 @@ func TestReadMultipleFiles(t *testing.T) {
 			t.Errorf("event %+v", ev)
 		}
 	}
-	if _, err := tryCall(t, e, "read_multiple_files", map[string]any{"paths": []string{}}, Hooks{}); err == nil || err.Kind != kindInvalidArguments {
+	if _, err := tryCall(t, e, "read_multiple_files", map[string]any{"paths": []string{}}, Hooks{}); err == nil || err.Kind != schema.KindInvalidArguments {
 		t.Errorf("empty paths = %v", err)
 	}
 }

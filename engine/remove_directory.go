@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -40,16 +41,16 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 		switch {
 		case err == nil && (!d.exists || !d.info.IsDir()):
 			if !d.exists {
-				return nil, errorf(op, d.rel, kindNotFound, "Path not found: %s", p)
+				return nil, fserr.Errorf(op, d.rel, schema.KindNotFound, "Path not found: %s", p)
 			}
-			return nil, errorf(op, d.rel, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(p))
+			return nil, fserr.Errorf(op, d.rel, schema.KindParentNotDirectory, "Path %s has a parent that is not a directory.", fserr.PyRepr(p))
 		case err == nil:
 			r := &resolved{spelling: p, rel: relpath.Join(append(relpath.Split(d.rel), base)), dirSlash: dirSlash}
 			if d.lexical != "" {
 				r.lexical = relpath.Join(append(relpath.Split(d.lexical), base))
 			}
 			t = &entryTarget{r: r, parent: d.rel, name: base}
-		case err.Kind != kindOutsideRoot:
+		case err.Kind != schema.KindOutsideRoot:
 			return nil, err
 		}
 	}
@@ -64,7 +65,7 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 		t = &entryTarget{r: r, parent: dir, name: name}
 	}
 	if t.r.rel == "." {
-		return nil, errorf(op, ".", kindInvalidArguments, "Path %s is the workspace root, which cannot be changed by %s.", pyRepr(p), op)
+		return nil, fserr.Errorf(op, ".", schema.KindInvalidArguments, "Path %s is the workspace root, which cannot be changed by %s.", fserr.PyRepr(p), op)
 	}
 	if e.mounts.guards(t.r.rel) {
 		return nil, errMountPoint(op, t.r)
@@ -75,12 +76,12 @@ func (e *Engine) resolveEntry(op, p string) (*entryTarget, *Error) {
 	case errors.Is(err, errDirSwapped):
 		return nil, errChanged(op, t.r)
 	case err != nil:
-		return nil, osError(op, t.r.rel, p, err)
+		return nil, fserr.FromOS(op, t.r.rel, p, err)
 	default:
 		t.r.exists, t.r.info = true, fi
 	}
 	if dirSlash && t.r.exists && !fi.IsDir() {
-		return nil, errorf(op, t.r.rel, kindNotADirectory, "Path %s ends in '/' but is not a directory.", pyRepr(p))
+		return nil, fserr.Errorf(op, t.r.rel, schema.KindNotADirectory, "Path %s ends in '/' but is not a directory.", fserr.PyRepr(p))
 	}
 	return t, nil
 }
@@ -107,7 +108,7 @@ func (e *Engine) recheck(op string, t *entryTarget) (*entryTarget, *Error) {
 		return nil, err
 	}
 	if again.r.rel != t.r.rel || again.r.exists != t.r.exists || t.r.exists && !sameEntry(again.r.info, t.r.info) {
-		return nil, errorf(op, t.r.rel, kindChanged, "Path %s was replaced while the change was announced. Retry.", pyRepr(t.r.spelling))
+		return nil, fserr.Errorf(op, t.r.rel, schema.KindChangedDuringRequest, "Path %s was replaced while the change was announced. Retry.", fserr.PyRepr(t.r.spelling))
 	}
 	if _, err := e.checkWrite(op, again.r); err != nil {
 		return nil, err
@@ -144,9 +145,9 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 	defer unlock()
 	switch {
 	case !t.r.exists:
-		return nil, errorf(c.tool, t.r.rel, kindNotFound, "Directory not found: %s", a.Path)
+		return nil, fserr.Errorf(c.tool, t.r.rel, schema.KindNotFound, "Directory not found: %s", a.Path)
 	case !t.r.info.IsDir():
-		return nil, errorf(c.tool, t.r.rel, kindNotADirectory, "Path %s is not a directory. Use delete for files and links.", pyRepr(a.Path))
+		return nil, fserr.Errorf(c.tool, t.r.rel, schema.KindNotADirectory, "Path %s is not a directory. Use delete for files and links.", fserr.PyRepr(a.Path))
 	}
 	if n, err := e.countEntries(c.tool, t); err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func (e *Engine) removeDirectory(c *call, a *schema.RemoveDirectoryArgs) (*schem
 		return nil, rerr
 	}
 	if err := e.journalUnlink(c, t, true); err != nil {
-		if err.Kind == kindDirectoryNotEmpty {
+		if err.Kind == schema.KindDirectoryNotEmpty {
 			return nil, errNotEmpty(c.tool, t, 0, e.enabled[schema.ToolDelete])
 		}
 		return nil, err
@@ -179,12 +180,12 @@ func (e *Engine) countEntries(op string, t *entryTarget) (int, *Error) {
 		if errors.Is(err, errDirSwapped) {
 			return 0, errChanged(op, t.r)
 		}
-		return 0, osError(op, t.r.rel, t.r.spelling, err)
+		return 0, fserr.FromOS(op, t.r.rel, t.r.spelling, err)
 	}
 	defer h.close()
 	ents, err := h.list()
 	if err != nil {
-		return 0, osError(op, t.r.rel, t.r.spelling, err)
+		return 0, fserr.FromOS(op, t.r.rel, t.r.spelling, err)
 	}
 	n := 0
 	for _, de := range ents {
@@ -220,9 +221,9 @@ func errNotEmpty(op string, t *entryTarget, n int, deleteEnabled bool) *Error {
 		hint = "Use delete with recursive: true to remove it with its contents."
 	}
 	if n > 0 {
-		return errorf(op, t.r.rel, kindDirectoryNotEmpty, "Directory %s is not empty (%s). %s", pyRepr(t.r.spelling), plural(n, "entry", "entries"), hint)
+		return fserr.Errorf(op, t.r.rel, schema.KindDirectoryNotEmpty, "Directory %s is not empty (%s). %s", fserr.PyRepr(t.r.spelling), plural(n, "entry", "entries"), hint)
 	}
-	return errorf(op, t.r.rel, kindDirectoryNotEmpty, "Directory %s is not empty. %s", pyRepr(t.r.spelling), hint)
+	return fserr.Errorf(op, t.r.rel, schema.KindDirectoryNotEmpty, "Directory %s is not empty. %s", fserr.PyRepr(t.r.spelling), hint)
 }
 
 // plural formats n with the singular or plural noun.

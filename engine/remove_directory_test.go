@@ -15,15 +15,15 @@ func TestRemoveDirectory(t *testing.T) {
 		path string
 		kind schema.ErrorKind
 	}{
-		{"full", kindDirectoryNotEmpty},
-		{"hid", kindDirectoryNotEmpty}, // a dot-entry counts
-		{"f", kindNotADirectory},
-		{"link", kindNotADirectory}, // the link itself, never its target
-		{"out", kindNotADirectory},
-		{"../outside/o", kindOutsideRoot},
-		{".", kindInvalidArguments},
-		{fx.root, kindInvalidArguments},
-		{"missing", kindNotFound},
+		{"full", schema.KindDirectoryNotEmpty},
+		{"hid", schema.KindDirectoryNotEmpty}, // a dot-entry counts
+		{"f", schema.KindNotADirectory},
+		{"link", schema.KindNotADirectory}, // the link itself, never its target
+		{"out", schema.KindNotADirectory},
+		{"../outside/o", schema.KindOutsideRoot},
+		{".", schema.KindInvalidArguments},
+		{fx.root, schema.KindInvalidArguments},
+		{"missing", schema.KindNotFound},
 	} {
 		_, err := tryCall(t, e, schema.ToolRemoveDirectory, map[string]any{"path": c.path}, rec.hooks(false))
 		wantKind(t, "remove_directory "+c.path, err, c.kind)

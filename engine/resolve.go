@@ -10,6 +10,7 @@ import (
 
 	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/schema"
 )
 
 // maxSymlinkHops bounds the symlinks one resolution may follow; Linux's MAXSYMLINKS is 40, and a
@@ -57,10 +58,10 @@ type resolved struct {
 // (openRegular, openParent) verify they reached the file resolve saw.
 func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	if spelling == "" {
-		return nil, errorf(op, "", kindInvalidPath, "Path must not be empty.")
+		return nil, fserr.Errorf(op, "", schema.KindInvalidPath, "Path must not be empty.")
 	}
 	if strings.IndexByte(spelling, 0) >= 0 {
-		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(spelling))
+		return nil, fserr.Errorf(op, "", schema.KindInvalidPath, "Path %s contains a NUL byte.", fserr.PyRepr(spelling))
 	}
 	if len(spelling) > relpath.MaxBytes {
 		return nil, errTooLong(op, spelling)
@@ -72,7 +73,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	if strings.HasPrefix(spelling, "/") {
 		rest, ok := e.absToRel(spelling, true)
 		if !ok {
-			return nil, errorf(op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(spelling))
+			return nil, fserr.Errorf(op, "", schema.KindOutsideRoot, "Path %s resolves outside the root directory.", fserr.PyRepr(spelling))
 		}
 		comps = rest
 	} else {
@@ -100,7 +101,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 	}
 	r.dirSlash = strings.HasSuffix(spelling, "/") || strings.HasSuffix(spelling, "/.")
 	if r.dirSlash && r.exists && !r.info.IsDir() {
-		return nil, errorf(op, r.rel, kindNotADirectory, "Path %s ends in '/' but is not a directory.", pyRepr(spelling))
+		return nil, fserr.Errorf(op, r.rel, schema.KindNotADirectory, "Path %s ends in '/' but is not a directory.", fserr.PyRepr(spelling))
 	}
 	return r, nil
 }
@@ -109,7 +110,7 @@ func (e *Engine) resolve(op, spelling string) (*resolved, *Error) {
 // resolve resolves a model path, without joining it onto cwd. Its spelling is rel itself.
 func (e *Engine) resolveRel(op, rel string) (*resolved, *Error) {
 	if strings.IndexByte(rel, 0) >= 0 {
-		return nil, errorf(op, "", kindInvalidPath, "Path %s contains a NUL byte.", pyRepr(rel))
+		return nil, fserr.Errorf(op, "", schema.KindInvalidPath, "Path %s contains a NUL byte.", fserr.PyRepr(rel))
 	}
 	return e.walkComponents(op, rel, relpath.Split(rel))
 }
@@ -134,7 +135,7 @@ func (e *Engine) walkComponents(op, spelling string, comps []string) (*resolved,
 		return nil, errRootGoneFor(op)
 	}
 	if err != nil {
-		return nil, osError(op, ".", spelling, err)
+		return nil, fserr.FromOS(op, ".", spelling, err)
 	}
 	w.h = h
 	defer func() { w.h.close() }()
@@ -165,7 +166,7 @@ type componentWalk struct {
 
 // changed is the error of a component swapped while the walk used it.
 func (w *componentWalk) changed() *Error {
-	return errorf(w.op, "", kindChanged, "Path %s changed while it was being resolved. Retry.", pyRepr(w.spelling))
+	return fserr.Errorf(w.op, "", schema.KindChangedDuringRequest, "Path %s changed while it was being resolved. Retry.", fserr.PyRepr(w.spelling))
 }
 
 // reopen points h at the directory done names, walking from the root again.
@@ -187,7 +188,7 @@ func (w *componentWalk) step(c string, done, todo []string) ([]string, []string,
 		return done, todo, nil
 	case "..":
 		if len(done) == 0 {
-			return nil, nil, errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+			return nil, nil, fserr.Errorf(w.op, "", schema.KindOutsideRoot, "Path %s resolves outside the root directory.", fserr.PyRepr(w.spelling))
 		}
 		done = done[:len(done)-1]
 		w.last = nil
@@ -207,9 +208,9 @@ func (w *componentWalk) step(c string, done, todo []string) ([]string, []string,
 			return append(done, c), todo, nil
 		}
 		if errors.Is(err, syscall.ENOTDIR) {
-			return nil, nil, errorf(w.op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+			return nil, nil, fserr.Errorf(w.op, relpath.Join(done), schema.KindParentNotDirectory, "Path %s has a parent that is not a directory.", fserr.PyRepr(w.spelling))
 		}
-		return nil, nil, osError(w.op, relpath.Join(append(done, c)), w.spelling, err)
+		return nil, nil, fserr.FromOS(w.op, relpath.Join(append(done, c)), w.spelling, err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return w.follow(c, done, todo)
@@ -223,7 +224,7 @@ func (w *componentWalk) step(c string, done, todo []string) ([]string, []string,
 func (w *componentWalk) follow(c string, done, todo []string) ([]string, []string, *Error) {
 	w.hops++
 	if w.hops > maxSymlinkHops {
-		return nil, nil, errorf(w.op, "", kindSymlinkLoop, "Path %s resolves through a symlink loop.", pyRepr(w.spelling))
+		return nil, nil, fserr.Errorf(w.op, "", schema.KindSymlinkLoop, "Path %s resolves through a symlink loop.", fserr.PyRepr(w.spelling))
 	}
 	target, err := w.h.readlink(c)
 	if errors.Is(err, syscall.ENAMETOOLONG) {
@@ -234,7 +235,7 @@ func (w *componentWalk) follow(c string, done, todo []string) ([]string, []strin
 		return nil, nil, w.changed()
 	}
 	if err != nil {
-		return nil, nil, osError(w.op, relpath.Join(append(done, c)), w.spelling, err)
+		return nil, nil, fserr.FromOS(w.op, relpath.Join(append(done, c)), w.spelling, err)
 	}
 	if target == "" {
 		w.exists = false
@@ -243,7 +244,7 @@ func (w *componentWalk) follow(c string, done, todo []string) ([]string, []strin
 	if strings.HasPrefix(target, "/") {
 		rest, ok := w.e.absToRel(target, false)
 		if !ok {
-			return nil, nil, errorf(w.op, "", kindOutsideRoot, "Path %s resolves outside the root directory.", pyRepr(w.spelling))
+			return nil, nil, fserr.Errorf(w.op, "", schema.KindOutsideRoot, "Path %s resolves outside the root directory.", fserr.PyRepr(w.spelling))
 		}
 		done = done[:0]
 		todo = append(rest, todo...)
@@ -266,7 +267,7 @@ func (w *componentWalk) enter(c string, fi fs.FileInfo, done, todo []string) ([]
 	w.last = fi
 	more := relpath.HasMore(todo)
 	if !fi.IsDir() && more {
-		return nil, errorf(w.op, relpath.Join(done), kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(w.spelling))
+		return nil, fserr.Errorf(w.op, relpath.Join(done), schema.KindParentNotDirectory, "Path %s has a parent that is not a directory.", fserr.PyRepr(w.spelling))
 	}
 	if more {
 		componentSteps.Add(1)
@@ -302,7 +303,7 @@ func (w *componentWalk) finish(r *resolved, done []string) (*resolved, *Error) {
 			}
 			fi, err := w.h.lstat(".")
 			if err != nil {
-				return nil, osError(w.op, ".", w.spelling, err)
+				return nil, fserr.FromOS(w.op, ".", w.spelling, err)
 			}
 			w.last = fi
 		}
@@ -313,8 +314,8 @@ func (w *componentWalk) finish(r *resolved, done []string) (*resolved, *Error) {
 
 // errTooLong is the error for a path longer than relpath.MaxBytes or relpath.MaxComponents.
 func errTooLong(op, spelling string) *Error {
-	return errorf(op, "", kindPathTooLong, "Path %s is too long (more than %d bytes or %d components). Use a shorter path.",
-		pyRepr(fserr.Shorten(spelling)), relpath.MaxBytes, relpath.MaxComponents)
+	return fserr.Errorf(op, "", schema.KindPathTooLong, "Path %s is too long (more than %d bytes or %d components). Use a shorter path.",
+		fserr.PyRepr(fserr.Shorten(spelling)), relpath.MaxBytes, relpath.MaxComponents)
 }
 
 // absToRel maps an absolute path onto root-relative components when it names the root (as

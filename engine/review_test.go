@@ -430,13 +430,13 @@ func TestReview_ReplacementRefused(t *testing.T) {
 		reviewHooks(&rec, func(*schema.FileChangeRequest) schema.ChangeRequestResult {
 			return schema.ChangeRequestResult{Approve: false, Content: &text}
 		}))
-	wantKind(t, "content with a refusal", err, kindChangeRequestFailed)
+	wantKind(t, "content with a refusal", err, schema.KindChangeRequestFailed)
 	_, err = tryCall(t, e, schema.ToolCreateDirectory, map[string]any{"path": "newdir"}, reviewHooks(&rec, withContent("x")))
-	wantKind(t, "content for create_directory", err, kindChangeRequestFailed)
+	wantKind(t, "content for create_directory", err, schema.KindChangeRequestFailed)
 	_, err = tryCall(t, e, schema.ToolDelete, map[string]any{"path": "t.txt"}, reviewHooks(&rec, withContent("x")))
-	wantKind(t, "content for delete", err, kindChangeRequestFailed)
+	wantKind(t, "content for delete", err, schema.KindChangeRequestFailed)
 	_, err = tryCall(t, e, schema.ToolEditFile, map[string]any{"path": "t.txt", "old_text": "b", "new_text": "B"}, reviewHooks(&rec, withContent("bin\x00ary")))
-	wantKind(t, "binary content for an edit", err, kindChangeRequestFailed)
+	wantKind(t, "binary content for an edit", err, schema.KindChangeRequestFailed)
 	// The file changes while the reviewer edits: the replacement is not written over it.
 	_, err = tryCall(t, e, schema.ToolEditFile, map[string]any{"path": "t.txt", "old_text": "b", "new_text": "B"},
 		reviewHooks(&rec, func(*schema.FileChangeRequest) schema.ChangeRequestResult {
@@ -472,7 +472,7 @@ func TestReview_BinaryContentRefusedByTextEdits(t *testing.T) {
 		e := fx.engine(schema.Config{Tools: []string{"read_file", "edit_file", schema.ToolStrReplaceBasedEditTool}})
 		rec := recorder{reply: editContent("bin\x00ary\n")}
 		_, err := tryCall(t, e, c.tool, c.args, rec.hooks(true))
-		wantKind(t, c.tool, err, kindChangeRequestFailed)
+		wantKind(t, c.tool, err, schema.KindChangeRequestFailed)
 		if err != nil && !strings.Contains(err.Msg, "binary (it has a NUL byte); "+c.tool+" only writes text") {
 			t.Errorf("%s: message %q", c.tool, err.Msg)
 		}

@@ -30,7 +30,7 @@ func TestRootDeletedIsNotFound(t *testing.T) {
 	}
 	for _, c := range calls {
 		res, err := tryCall(t, e, c.tool, c.args, Hooks{})
-		if err == nil || err.Kind != kindNotFound {
+		if err == nil || err.Kind != schema.KindNotFound {
 			t.Errorf("%s after the root was deleted = %q, %v; want not_found", c.tool, resultText(res), err)
 		}
 	}

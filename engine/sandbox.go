@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fsbox/fsbox/engine/internal/confine"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/ignore"
 	"github.com/fsbox/fsbox/engine/internal/posthook"
 	"github.com/fsbox/fsbox/schema"
 )
@@ -110,7 +112,7 @@ func (e *Engine) checkHookSandbox() *Error {
 	if why == "" {
 		why = "the hook launcher needs /proc/self/exe"
 	}
-	return configError("post_edit: hooks run model-named files through host commands and need the kernel's confinement, which is not available here (%s); "+
+	return fserr.Config("post_edit: hooks run model-named files through host commands and need the kernel's confinement, which is not available here (%s); "+
 		"remove post_edit, or let the host run them unconfined (fsbox serve/mcp --allow-unconfined-hooks)", why)
 }
 
@@ -154,7 +156,7 @@ func (e *Engine) confineProcess() error {
 	if e.ignore != nil {
 		excludes.pats, excludes.kept = e.ignore.global, true
 	} else {
-		excludes.pats, excludes.kept = globalExcludes(), true
+		excludes.pats, excludes.kept = ignore.GlobalExcludes(), true
 	}
 	if _, err := confine.Process(p); err != nil {
 		excludes.pats, excludes.kept = nil, false
@@ -168,18 +170,18 @@ func (e *Engine) confineProcess() error {
 // (fsbox mcp's narrower sessions) could no longer read it.
 var excludes struct {
 	sync.Mutex
-	pats []ignoreRule
+	pats []ignore.Rule
 	kept bool
 }
 
 // hostExcludes returns the host's global excludes: read now, or as kept at confinement.
-func hostExcludes() []ignoreRule {
+func hostExcludes() []ignore.Rule {
 	excludes.Lock()
 	defer excludes.Unlock()
 	if excludes.kept {
 		return excludes.pats
 	}
-	return globalExcludes()
+	return ignore.GlobalExcludes()
 }
 
 // fdPath names the directory f is open on, so the rule is made for that very directory and not

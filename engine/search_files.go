@@ -11,10 +11,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/fnmatch"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
 )
+
+// maxSearchFileBytes: larger files are skipped and named in the skipped-files notice (the
+// pydantic-ai-harness's workspace-era walker skips at the same 10 MiB). It also bounds the
+// buffer a search worker's line scan may grow to (scan.Matcher.Scan).
+const maxSearchFileBytes = 10 << 20
 
 // searchWindow bounds the files between the walk and the ordered merge: the walk stops when this
 // many files are queued or scanned but not yet merged, so a slow file holds back memory, not
@@ -53,7 +60,7 @@ func (e *Engine) searchFiles(c *call, a *schema.SearchFilesArgs) (*schema.Search
 		}
 		g, gerr := fnmatch.New(a.IncludeGlob, false)
 		if gerr != nil {
-			return nil, errorf(c.tool, "", kindInvalidPattern, "Invalid include_glob %s: %v", pyRepr(a.IncludeGlob), gerr)
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidPattern, "Invalid include_glob %s: %v", fserr.PyRepr(a.IncludeGlob), gerr)
 		}
 		s.include = &g
 		s.filter.globCost = uint64(len(a.IncludeGlob)) // translated to one RE2 program: linear
@@ -78,7 +85,7 @@ type fileFilter interface{ Match(lex string) bool }
 type searcher struct {
 	e       *Engine
 	c       *call
-	m       *lineMatcher
+	m       *scan.Matcher
 	include fileFilter // nil: every file
 	filter  *walkFilter
 	limit   int
@@ -132,7 +139,7 @@ func (s *searcher) keep(o *searchOut, line int, lineText []byte) bool {
 	if s.cut != nil {
 		t = s.cut(lineText)
 	} else {
-		t = text.CutLine(lineText, s.m.re.FindIndex)
+		t = text.CutLine(lineText, s.m.Re.FindIndex)
 	}
 	o.lines = append(o.lines, line)
 	o.texts = append(o.texts, t)
@@ -169,7 +176,7 @@ func (s *searcher) run(root *walkDir) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var st scanState
+			var st scan.State
 			for j := range jobs {
 				outs <- s.scanJob(ctx, &st, j)
 			}
@@ -301,7 +308,7 @@ func (w *searchWalk) walk(d *sharedDir) bool {
 
 // scanJob opens and scans one file. A stopped search scans nothing but still answers, so the
 // merge sees every number.
-func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *searchOut {
+func (s *searcher) scanJob(ctx context.Context, st *scan.State, j *searchJob) *searchOut {
 	o := &searchOut{seq: j.seq, lex: j.lex}
 	if j.dir != nil {
 		defer j.dir.release()
@@ -323,7 +330,7 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 	if s.context > 0 {
 		err = s.scanContext(st, f, size, o, func() bool { return ctx.Err() == nil })
 	} else {
-		_, err = s.m.scan(st, f, size, func(line int, text []byte) bool {
+		_, err = s.m.Scan(st, f, size, func(line int, text []byte) bool {
 			return s.keep(o, line, text) && ctx.Err() == nil
 		})
 	}
@@ -331,8 +338,8 @@ func (s *searcher) scanJob(ctx context.Context, st *scanState, j *searchJob) *se
 		o.skipped = true
 		o.lines, o.texts = nil, nil
 	}
-	if len(st.buf) > 16*searchChunk {
-		st.buf = nil // one long line grew it; do not keep megabytes per worker
+	if len(st.Buf) > 16*scan.SearchChunk {
+		st.Buf = nil // one long line grew it; do not keep megabytes per worker
 	}
 	return o
 }
@@ -384,17 +391,17 @@ func (s *searcher) searchOne(r *resolved) *Error {
 	if fi.Size() > maxSearchFileBytes {
 		o.skipped = true
 	} else {
-		var st scanState
+		var st scan.State
 		var serr error
 		if s.context > 0 {
 			serr = s.scanContext(&st, f, fi.Size(), o, func() bool { return s.c.ctx.Err() == nil })
 		} else {
-			_, serr = s.m.scan(&st, f, fi.Size(), func(line int, text []byte) bool {
+			_, serr = s.m.Scan(&st, f, fi.Size(), func(line int, text []byte) bool {
 				return s.keep(o, line, text) && s.c.ctx.Err() == nil
 			})
 		}
 		if serr != nil {
-			return osError(s.c.tool, r.rel, r.spelling, serr)
+			return fserr.FromOS(s.c.tool, r.rel, r.spelling, serr)
 		}
 	}
 	s.add(o)

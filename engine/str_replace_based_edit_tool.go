@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -34,14 +35,14 @@ func (e *Engine) strReplaceBasedEditTool(c *call, a *schema.StrReplaceBasedEditT
 	}
 	want, ok := allowed[a.Command]
 	if !ok {
-		return nil, errorf(c.tool, "", kindInvalidArguments,
-			"Unrecognized command %s. The allowed commands are: view, create, str_replace, insert.", pyRepr(a.Command))
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments,
+			"Unrecognized command %s. The allowed commands are: view, create, str_replace, insert.", fserr.PyRepr(a.Command))
 	}
 	given := map[string]bool{"view_range": a.ViewRange != nil, "file_text": a.FileText != nil, "old_str": a.OldStr != nil,
 		"new_str": a.NewStr != nil, "insert_line": a.InsertLine != nil, "insert_text": a.InsertText != nil}
 	for _, name := range []string{"view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text"} {
 		if given[name] && !contains(want, name) {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "Argument '%s' does not belong to command %s; it takes %s.", name, pyRepr(a.Command), strings.Join(want, ", "))
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Argument '%s' does not belong to command %s; it takes %s.", name, fserr.PyRepr(a.Command), strings.Join(want, ", "))
 		}
 	}
 	switch a.Command {
@@ -49,20 +50,20 @@ func (e *Engine) strReplaceBasedEditTool(c *call, a *schema.StrReplaceBasedEditT
 		return e.editorView(c, a)
 	case "create":
 		if a.FileText == nil {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'file_text' is required for command: create.")
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Parameter 'file_text' is required for command: create.")
 		}
 		return e.editorCreate(c, a)
 	case "str_replace":
 		if a.OldStr == nil {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'old_str' is required for command: str_replace.")
+			return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Parameter 'old_str' is required for command: str_replace.")
 		}
 		return e.editorChange(c, a)
 	}
 	if a.InsertLine == nil {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'insert_line' is required for command: insert.")
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Parameter 'insert_line' is required for command: insert.")
 	}
 	if a.InsertText == nil && a.NewStr == nil || a.InsertText != nil && a.NewStr != nil {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "Parameter 'insert_text' is required for command: insert (give it once; new_str is its older name).")
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Parameter 'insert_text' is required for command: insert (give it once; new_str is its older name).")
 	}
 	return e.editorChange(c, a)
 }
@@ -100,31 +101,11 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 		return nil, rerr
 	}
 	if r.exists && r.info.IsDir() {
-		if a.ViewRange != nil {
-			return nil, errorf(c.tool, r.rel, kindInvalidArguments, "The view_range parameter is not allowed when path points to a directory.")
-		}
-		depth := 2
-		tr, err := e.directoryTree(c, &schema.DirectoryTreeArgs{Path: a.Path, MaxDepth: &depth})
-		if err != nil {
-			return nil, err
-		}
-		// directory_tree's notices name its max_depth; this tool has no such argument.
-		text := strings.ReplaceAll(tr.Text, ", or a smaller max_depth", "")
-		return &schema.StrReplaceBasedEditToolResult{Path: tr.Path, Truncated: tr.Truncated,
-			Text: fmt.Sprintf("Here are the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s", a.Path, text)}, nil
+		return e.editorViewDir(c, a, r)
 	}
-	first, last := 1, -1
-	if a.ViewRange != nil {
-		if len(a.ViewRange) != 2 {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: it should be a list of two integers, [first, last].", jsonInts(a.ViewRange))
-		}
-		first, last = a.ViewRange[0], a.ViewRange[1]
-		if first < 1 {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: its first element %d should be at least 1.", jsonInts(a.ViewRange), first)
-		}
-		if last != -1 && last < first {
-			return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: its second element %d should be -1 (the end of the file) or at least its first element %d.", jsonInts(a.ViewRange), last, first)
-		}
+	first, last, verr := viewRange(c.tool, a.ViewRange)
+	if verr != nil {
+		return nil, verr
 	}
 	args := &schema.ReadFileArgs{Path: a.Path}
 	off := first - 1
@@ -135,8 +116,8 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 	}
 	rf, err := e.readFileWithin(c, args, e.maxReadChars, true) // the view is built from the content
 	if err != nil {
-		if ee, ok := err.(*Error); ok && ee.Kind == kindOffsetOutOfRange {
-			return nil, errorf(c.tool, ee.Path, kindOffsetOutOfRange, "Invalid view_range %s: its first element %d is past the end of the file (%d lines).", jsonInts(a.ViewRange), first, lineTotal(ee.Msg))
+		if ee, ok := err.(*Error); ok && ee.Kind == schema.KindOffsetOutOfRange {
+			return nil, fserr.Errorf(c.tool, ee.Path, schema.KindOffsetOutOfRange, "Invalid view_range %s: its first element %d is past the end of the file (%d lines).", jsonInts(a.ViewRange), first, lineTotal(ee.Msg))
 		}
 		return nil, err
 	}
@@ -146,7 +127,7 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 		return res, nil
 	}
 	if last != -1 && last > rf.TotalLines {
-		return nil, errorf(c.tool, "", kindInvalidArguments, "Invalid view_range %s: its second element %d is past the end of the file (%d lines); use -1 for the end.", jsonInts(a.ViewRange), last, rf.TotalLines)
+		return nil, fserr.Errorf(c.tool, "", schema.KindInvalidArguments, "Invalid view_range %s: its second element %d is past the end of the file (%d lines); use -1 for the end.", jsonInts(a.ViewRange), last, rf.TotalLines)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Here's the result of running `cat -n` on %s:\n", a.Path)
@@ -177,6 +158,43 @@ func (e *Engine) editorView(c *call, a *schema.StrReplaceBasedEditToolArgs) (*sc
 	return res, nil
 }
 
+// editorViewDir is the view command on a directory: directory_tree two levels deep, in the
+// words of this tool (which has no view_range for a directory and no max_depth).
+func (e *Engine) editorViewDir(c *call, a *schema.StrReplaceBasedEditToolArgs, r *resolved) (*schema.StrReplaceBasedEditToolResult, error) {
+	if a.ViewRange != nil {
+		return nil, fserr.Errorf(c.tool, r.rel, schema.KindInvalidArguments, "The view_range parameter is not allowed when path points to a directory.")
+	}
+	depth := 2
+	tr, err := e.directoryTree(c, &schema.DirectoryTreeArgs{Path: a.Path, MaxDepth: &depth})
+	if err != nil {
+		return nil, err
+	}
+	// directory_tree's notices name its max_depth; this tool has no such argument.
+	text := strings.ReplaceAll(tr.Text, ", or a smaller max_depth", "")
+	return &schema.StrReplaceBasedEditToolResult{Path: tr.Path, Truncated: tr.Truncated,
+		Text: fmt.Sprintf("Here are the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s", a.Path, text)}, nil
+}
+
+// viewRange checks the view command's view_range and returns its first line (1-based) and last
+// (-1: the end of the file); without one, the whole file. Whether the range lies within the file
+// is checked once it has been read.
+func viewRange(op string, vr []int) (first, last int, err *Error) {
+	first, last = 1, -1
+	if vr != nil {
+		if len(vr) != 2 {
+			return 0, 0, fserr.Errorf(op, "", schema.KindInvalidArguments, "Invalid view_range %s: it should be a list of two integers, [first, last].", jsonInts(vr))
+		}
+		first, last = vr[0], vr[1]
+		if first < 1 {
+			return 0, 0, fserr.Errorf(op, "", schema.KindInvalidArguments, "Invalid view_range %s: its first element %d should be at least 1.", jsonInts(vr), first)
+		}
+		if last != -1 && last < first {
+			return 0, 0, fserr.Errorf(op, "", schema.KindInvalidArguments, "Invalid view_range %s: its second element %d should be -1 (the end of the file) or at least its first element %d.", jsonInts(vr), last, first)
+		}
+	}
+	return first, last, nil
+}
+
 // lineTotal pulls the line count out of read_file's offset message ("... (N lines).").
 func lineTotal(msg string) int {
 	i := strings.LastIndexByte(msg, '(')
@@ -205,7 +223,7 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		return nil, rerr
 	}
 	if r.exists {
-		return nil, errorf(c.tool, r.rel, kindAlreadyExists,
+		return nil, fserr.Errorf(c.tool, r.rel, schema.KindAlreadyExists,
 			"File already exists at: %s. Cannot overwrite files using command `create`; change it with str_replace or insert.", a.Path)
 	}
 	unlock := e.lockChange(r)
@@ -213,7 +231,7 @@ func (e *Engine) editorCreate(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 	var mkdir *resolved
 	if err := e.writableTarget(c.tool, r); err != nil {
 		i := strings.LastIndexByte(strings.TrimRight(a.Path, "/"), '/')
-		if err.Kind != kindParentMissing || i <= 0 {
+		if err.Kind != schema.KindParentMissing || i <= 0 {
 			return nil, err
 		}
 		dir, drule, derr := e.resolveFor(c.tool, a.Path[:i], accessWrite)
@@ -272,7 +290,7 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		return nil, rerr
 	}
 	if err := e.wantRegular(c.tool, r); err != nil {
-		if err.Kind == kindNotFound {
+		if err.Kind == schema.KindNotFound {
 			err.Msg = fmt.Sprintf("The path %s does not exist. Create it with command create.", a.Path)
 		}
 		return nil, err
@@ -307,7 +325,7 @@ func (e *Engine) editorChange(c *call, a *schema.StrReplaceBasedEditToolArgs) (*
 		}
 	}
 	if _, cerr := e.commitFile(c, commitSpec{op: c.tool, r: r, content: updated, guard: current, locked: r.rel}); cerr != nil {
-		if cerr.Kind == kindStaleHash {
+		if cerr.Kind == schema.KindStaleHash {
 			return nil, errChanged(c.tool, r)
 		}
 		return nil, cerr
@@ -346,7 +364,7 @@ func strReplace(op string, r *resolved, a *schema.StrReplaceBasedEditToolArgs, c
 		newStr = *a.NewStr
 	}
 	if oldStr == "" {
-		return nil, 0, 0, errorf(op, r.rel, kindEmptyOldText, "old_str is empty; it must be the exact text to replace, and occur exactly once in %s.", a.Path)
+		return nil, 0, 0, fserr.Errorf(op, r.rel, schema.KindEmptyOldText, "old_str is empty; it must be the exact text to replace, and occur exactly once in %s.", a.Path)
 	}
 	old := []byte(oldStr)
 	n := bytes.Count(content, old)
@@ -360,7 +378,7 @@ func strReplace(op string, r *resolved, a *schema.StrReplaceBasedEditToolArgs, c
 	}
 	switch {
 	case n == 0:
-		return nil, 0, 0, errorf(op, r.rel, kindNoMatch, "No replacement was performed, old_str `%s` did not appear verbatim in %s.", clip(oldStr, 400), a.Path)
+		return nil, 0, 0, fserr.Errorf(op, r.rel, schema.KindNoMatch, "No replacement was performed, old_str `%s` did not appear verbatim in %s.", clip(oldStr, 400), a.Path)
 	case n > 1:
 		var lines []string
 		rest, base := content, 0
@@ -377,7 +395,7 @@ func strReplace(op string, r *resolved, a *schema.StrReplaceBasedEditToolArgs, c
 		if n > len(lines) {
 			where += ", ..."
 		}
-		return nil, 0, 0, errorf(op, r.rel, kindMultipleMatches,
+		return nil, 0, 0, fserr.Errorf(op, r.rel, schema.KindMultipleMatches,
 			"No replacement was performed. Multiple occurrences (%d) of old_str `%s` in lines %s. Please ensure it is unique: include more surrounding lines.", n, clip(oldStr, 400), where)
 	}
 	at := bytes.Index(content, old)
@@ -396,7 +414,7 @@ func insertAt(op string, r *resolved, content []byte, n int, text string) ([]byt
 	f := splitFileLines(content)
 	total := len(f.text)
 	if n < 0 || n > total {
-		return nil, errorf(op, r.rel, kindInvalidArguments,
+		return nil, fserr.Errorf(op, r.rel, schema.KindInvalidArguments,
 			"Invalid insert_line %d: it should be within the range of lines of the file: [0, %d] (0 inserts at the top).", n, total)
 	}
 	if f.eol == "\r\n" {

@@ -56,12 +56,12 @@ func TestEditor_StrReplace(t *testing.T) {
 	fx := makeFixture(t, "f.py: def a():\n    return 1\n\ndef b():\n    return 1\n", "w.txt: x\r\ny\r\nz\r\n", ".git/config: c\n")
 	e := patchEngine(fx, schema.Config{})
 	_, err := editorCall(t, e, map[string]any{"command": "str_replace", "path": "f.py", "old_str": "    return 1", "new_str": "    return 2"}, Hooks{})
-	wantKind(t, "ambiguous old_str", err, kindMultipleMatches)
+	wantKind(t, "ambiguous old_str", err, schema.KindMultipleMatches)
 	if !strings.Contains(err.Msg, "Multiple occurrences (2)") || !strings.Contains(err.Msg, "lines 2, 5") {
 		t.Fatalf("ambiguity message does not say how many and where: %s", err.Msg)
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "str_replace", "path": "f.py", "old_str": "return 3", "new_str": "x"}, Hooks{})
-	wantKind(t, "missing old_str", err, kindNoMatch)
+	wantKind(t, "missing old_str", err, schema.KindNoMatch)
 	if !strings.Contains(err.Msg, "did not appear verbatim in f.py") {
 		t.Fatalf("no-match message: %s", err.Msg)
 	}
@@ -85,13 +85,13 @@ func TestEditor_StrReplace(t *testing.T) {
 		t.Fatalf("CRLF str_replace = %q", fx.read("w.txt"))
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "str_replace", "path": ".git/config", "old_str": "c", "new_str": "d"}, Hooks{})
-	wantKind(t, "protected", err, kindProtected)
+	wantKind(t, "protected", err, schema.KindProtected)
 	_, err = editorCall(t, e, map[string]any{"command": "str_replace", "path": "../outside/x", "old_str": "c", "new_str": "d"}, Hooks{})
-	wantKind(t, "traversal", err, kindOutsideRoot)
+	wantKind(t, "traversal", err, schema.KindOutsideRoot)
 	_, err = editorCall(t, e, map[string]any{"command": "str_replace", "path": "f.py", "old_str": "x", "file_text": "d"}, Hooks{})
-	wantKind(t, "argument of another command", err, kindInvalidArguments)
+	wantKind(t, "argument of another command", err, schema.KindInvalidArguments)
 	_, err = editorCall(t, e, map[string]any{"command": "undo_edit", "path": "f.py"}, Hooks{})
-	wantKind(t, "undo_edit is not in this version", err, kindInvalidArguments)
+	wantKind(t, "undo_edit is not in this version", err, schema.KindInvalidArguments)
 }
 
 func TestEditor_CreateInsert(t *testing.T) {
@@ -102,7 +102,7 @@ func TestEditor_CreateInsert(t *testing.T) {
 		t.Fatalf("create: %v %s", err, jsonOf(res))
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "create", "path": "f.txt", "file_text": "x"}, Hooks{})
-	wantKind(t, "create over a file", err, kindAlreadyExists)
+	wantKind(t, "create over a file", err, schema.KindAlreadyExists)
 	// Missing parents are made, only once the change is approved, and checked as writes.
 	rec := recorder{answer: func(*schema.FileChangeRequest) (bool, string, error) { return false, "no", nil }}
 	if res, err := editorCall(t, e, map[string]any{"command": "create", "path": "p/q/r.txt", "file_text": "x"}, rec.hooks(true)); err != nil || !res.Cancelled {
@@ -115,7 +115,7 @@ func TestEditor_CreateInsert(t *testing.T) {
 		t.Fatalf("create in new directories: %v %q", err, fx.read("p/q/r.txt"))
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "create", "path": ".git/new/x", "file_text": "x"}, Hooks{})
-	wantKind(t, "create in a protected directory", err, kindProtected)
+	wantKind(t, "create in a protected directory", err, schema.KindProtected)
 	if fx.read("f.txt") != "a\nb\n" {
 		t.Fatal("create overwrote a file")
 	}
@@ -139,10 +139,10 @@ func TestEditor_CreateInsert(t *testing.T) {
 		}
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "insert", "path": "f.txt", "insert_line": 99, "insert_text": "x"}, Hooks{})
-	wantKind(t, "insert_line out of range", err, kindInvalidArguments)
+	wantKind(t, "insert_line out of range", err, schema.KindInvalidArguments)
 	if !strings.Contains(err.Msg, "[0, 4]") {
 		t.Fatalf("range message: %s", err.Msg)
 	}
 	_, err = editorCall(t, e, map[string]any{"command": "insert", "path": "f.txt", "insert_line": 1}, Hooks{})
-	wantKind(t, "insert without text", err, kindInvalidArguments)
+	wantKind(t, "insert without text", err, schema.KindInvalidArguments)
 }

@@ -59,7 +59,7 @@ func (e *Engine) undoLastChange(c *call, _ *schema.UndoLastChangeArgs) (*schema.
 		res.Text, res.ChangeOutcome = ann.refused(changes[0].Path, "undone")
 		return res, nil
 	case ann.redo != nil || ann.content != nil:
-		return nil, &Error{Op: c.tool, Kind: kindChangeRequestFailed, Msg: "The change request's answer was invalid, so nothing was changed: an undo can only be approved or rejected."}
+		return nil, &Error{Op: c.tool, Kind: schema.KindChangeRequestFailed, Msg: "The change request's answer was invalid, so nothing was changed: an undo can only be approved or rejected."}
 	}
 	c.undoes = group[0].Group
 	r := e.restore(c, changes, false)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -24,18 +25,18 @@ func (e *Engine) unknownTool(name string) *Error {
 			continue
 		}
 		if e.cfg.ReadOnly && !t.ReadOnly {
-			return errorf(name, "", kindUnknownTool, "Tool %s is not available: this session is read-only. Available: %s.", pyRepr(name), available)
+			return fserr.Errorf(name, "", schema.KindUnknownTool, "Tool %s is not available: this session is read-only. Available: %s.", fserr.PyRepr(name), available)
 		}
 		how := "the host enables it by adding it to the config's tools (tools: [..., " + fmt.Sprintf("%q", name) + "])"
 		kind := "is not enabled in this session"
 		if !t.Default {
 			kind = "is opt-in and not enabled in this session"
 		}
-		return errorf(name, "", kindUnknownTool, "Tool %s %s; %s. Available: %s.", pyRepr(name), kind, how, available)
+		return fserr.Errorf(name, "", schema.KindUnknownTool, "Tool %s %s; %s. Available: %s.", fserr.PyRepr(name), kind, how, available)
 	}
 	best := schema.Suggest(name, e.tools) // the one "did you mean" of fsbox, as for argument names
 	if best != "" {
-		return errorf(name, "", kindUnknownTool, "Unknown tool %s. Did you mean %s? Available: %s.", pyRepr(name), pyRepr(best), available)
+		return fserr.Errorf(name, "", schema.KindUnknownTool, "Unknown tool %s. Did you mean %s? Available: %s.", fserr.PyRepr(name), fserr.PyRepr(best), available)
 	}
-	return errorf(name, "", kindUnknownTool, "Unknown tool %s. Available: %s.", pyRepr(name), available)
+	return fserr.Errorf(name, "", schema.KindUnknownTool, "Unknown tool %s. Available: %s.", fserr.PyRepr(name), available)
 }

@@ -27,7 +27,7 @@ func TestUnknownToolSaysWhatToDo(t *testing.T) {
 		{e, strings.Repeat("x", 10000), `Unknown tool 'xxx`},
 	} {
 		_, err := tryCall(t, c.e, c.name, map[string]any{}, Hooks{})
-		wantKind(t, c.name, err, kindUnknownTool)
+		wantKind(t, c.name, err, schema.KindUnknownTool)
 		if err != nil && !strings.Contains(err.Msg, c.want) {
 			t.Errorf("%.20s: message %q lacks %q", c.name, err.Msg, c.want)
 		}

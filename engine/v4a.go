@@ -391,11 +391,26 @@ type hunkFailure struct {
 // missing.
 func applyHunks(content []byte, hunks []patchHunk, name string) ([]byte, *hunkFailure) {
 	f := splitFileLines(content)
-	noFinal := len(content) > 0 && content[len(content)-1] != '\n'
-	type splice struct {
-		at, del int
-		ins     []string
+	splices, fail := locateHunks(f, hunks, name)
+	if fail != nil {
+		return nil, fail
 	}
+	if len(splices) == 0 {
+		return content, nil
+	}
+	return spliceLines(content, f, splices), nil
+}
+
+// splice replaces del lines of the original from line index at with the lines ins.
+type splice struct {
+	at, del int
+	ins     []string
+}
+
+// locateHunks finds each hunk in f, in order (its @@ anchors, then its old lines, each search
+// starting below the previous hunk), and turns it into splices: one per run of '-'/'+' lines
+// between context lines, in line order.
+func locateHunks(f *fileLines, hunks []patchHunk, name string) ([]splice, *hunkFailure) {
 	var splices []splice
 	cursor := 0
 	for hi, h := range hunks {
@@ -452,11 +467,14 @@ func applyHunks(content []byte, hunks []patchHunk, name string) ([]byte, *hunkFa
 		}
 		cursor = at + len(old)
 	}
-	if len(splices) == 0 {
-		return content, nil
-	}
-	// The new bytes: the original's bytes between the splices as they are, each added line with
-	// the file's line end; then the final newline as the original had it.
+	return splices, nil
+}
+
+// spliceLines builds the new bytes: the original's bytes between the splices as they are, each
+// added line with the file's line end; then the final newline as the original had it (a missing
+// one stays missing).
+func spliceLines(content []byte, f *fileLines, splices []splice) []byte {
+	noFinal := len(content) > 0 && content[len(content)-1] != '\n'
 	size := len(content)
 	for _, sp := range splices {
 		for _, t := range sp.ins {
@@ -493,7 +511,7 @@ func applyHunks(content []byte, hunks []patchHunk, name string) ([]byte, *hunkFa
 			out = out[:len(out)-1]
 		}
 	}
-	return out, nil
+	return out
 }
 
 // seekAnchor finds the anchor line a at or after from: exactly, then ignoring trailing

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/fserr"
+	"github.com/fsbox/fsbox/engine/internal/ignore"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/schema"
@@ -55,7 +57,7 @@ type walkDir struct {
 	h   dirHandle
 	// The ignore rules in force in it (ignore.go), set by walkFilter.enter, and in its parent
 	// (nil for the walk's root).
-	ign, up *ignoreLevel
+	ign, up *ignore.Level
 }
 
 // entryFile is a file a walk opened for reading.
@@ -94,13 +96,13 @@ func (e *Engine) openWalkRoot(c *call, spelling string, allowFile bool) (*resolv
 		return nil, nil, err
 	}
 	if !r.exists {
-		return nil, nil, errorf(c.tool, r.rel, kindNotFound, "Path not found: %s", spelling)
+		return nil, nil, fserr.Errorf(c.tool, r.rel, schema.KindNotFound, "Path not found: %s", spelling)
 	}
 	if !r.info.IsDir() {
 		if allowFile && !r.dirSlash {
 			return r, nil, nil
 		}
-		return nil, nil, errorf(c.tool, r.rel, kindNotADirectory, "Not a directory: %s", spelling)
+		return nil, nil, fserr.Errorf(c.tool, r.rel, schema.KindNotADirectory, "Not a directory: %s", spelling)
 	}
 	// The handle is checked to be the directory resolve saw, so a swap in between cannot redirect
 	// the walk (os.Root already keeps it inside the root).
@@ -229,7 +231,7 @@ type walkFilter struct {
 	// work is the call's work budget (budget_work.go), which enter and entry spend; load the
 	// account of its ignore patterns.
 	work *workBudget
-	load *ignoreLoad
+	load *ignore.Load
 	// globCost is the cost of the glob that filters entries (list_files' and grep's glob,
 	// search_files' include_glob), which entry spends for each (matchUnits); 0: none.
 	globCost uint64
@@ -237,7 +239,7 @@ type walkFilter struct {
 
 func (e *Engine) newWalkFilter(c *call) *walkFilter {
 	work := newWorkBudget(c.ctx)
-	f := &walkFilter{e: e, denies: e.denies(), ign: e.ignore, work: work, load: &ignoreLoad{work: work}}
+	f := &walkFilter{e: e, denies: e.denies(), ign: e.ignore, work: work, load: &ignore.Load{Work: work}}
 	f.filters = f.denies
 	for _, p := range e.policies {
 		f.filters = f.filters || len(p.allowed) > 0
@@ -253,7 +255,7 @@ func (e *Engine) newWalkFilter(c *call) *walkFilter {
 // enter loads the ignore rules of d, whose sorted listing is ents, before its entries are
 // filtered.
 func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
-	f.work.spend(1)
+	f.work.Spend(1)
 	if f.ign == nil || d.ign != nil {
 		return
 	}
@@ -271,14 +273,14 @@ func (f *walkFilter) enter(d *walkDir, ents []fs.DirEntry) {
 // needInfo the entry's (or target's) FileInfo is filled in, for sizes.
 func (f *walkFilter) entry(d *walkDir, de fs.DirEntry, needInfo bool) (walkEntry, bool) {
 	name := de.Name()
-	if !f.work.spend(matchUnits(f.globCost, len(d.lex)+1+len(name))) {
+	if !f.work.Spend(matchUnits(f.globCost, len(d.lex)+1+len(name))) {
 		return walkEntry{}, false // the walk stops at its next look at live
 	}
 	if !f.e.showDots && strings.HasPrefix(name, ".") {
 		f.hidden.Dot++
 		return walkEntry{}, false
 	}
-	if d.ign != nil && d.ign.entryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(relpath.Child(d.lex, name), de.IsDir())) {
+	if d.ign != nil && d.ign.EntryIgnored(d.rel, name, de.IsDir()) && (f.unignore == nil || !f.unignore(relpath.Child(d.lex, name), de.IsDir())) {
 		f.hidden.Ignored++
 		return walkEntry{}, false
 	}

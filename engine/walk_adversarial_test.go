@@ -38,7 +38,7 @@ func walkRootKind(filesOK bool) func(c adversarialCase, _ schema.ErrorKind) sche
 		case c.kind == ok && filesOK:
 			return ok
 		case c.kind == ok:
-			return kindNotADirectory
+			return schema.KindNotADirectory
 		}
 		return c.kind
 	}

@@ -9,7 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsbox/fsbox/engine/internal/commit"
+	"github.com/fsbox/fsbox/engine/internal/fserr"
 	"github.com/fsbox/fsbox/engine/internal/relpath"
+	"github.com/fsbox/fsbox/engine/internal/scan"
 	"github.com/fsbox/fsbox/engine/internal/text"
 	"github.com/fsbox/fsbox/engine/internal/textdiff"
 	"github.com/fsbox/fsbox/schema"
@@ -108,10 +110,10 @@ func (e *Engine) currentContent(c *call, r *resolved, read, unguarded bool) (_ *
 			old, current, size, err = readHead(f, maxAnnouncedOldBytes+1)
 			f.Close()
 			if err != nil {
-				return nil, nil, false, "", osError(c.tool, r.rel, r.spelling, err)
+				return nil, nil, false, "", fserr.FromOS(c.tool, r.rel, r.spelling, err)
 			}
 			oldKnown = size <= maxAnnouncedOldBytes
-		case unguarded && oerr.Kind == kindPermissionDenied:
+		case unguarded && oerr.Kind == schema.KindPermissionDenied:
 			// A write-only file: announce it with headers only and replace it unguarded.
 			current = ""
 		default:
@@ -145,13 +147,13 @@ func (e *Engine) writableTarget(op string, r *resolved) *Error {
 	if r.exists {
 		switch {
 		case r.info.IsDir():
-			return errorf(op, r.rel, kindNotAFile, "Path %s exists and is not a regular file.", pyRepr(r.spelling))
+			return fserr.Errorf(op, r.rel, schema.KindNotAFile, "Path %s exists and is not a regular file.", fserr.PyRepr(r.spelling))
 		case !r.info.Mode().IsRegular():
 			return errNotRegular(op, r)
 		}
 	}
 	if r.dirSlash {
-		return errorf(op, r.rel, kindInvalidPath, "Path %s ends in '/', which names a directory; a file path cannot.", pyRepr(r.spelling))
+		return fserr.Errorf(op, r.rel, schema.KindInvalidPath, "Path %s ends in '/', which names a directory; a file path cannot.", fserr.PyRepr(r.spelling))
 	}
 	if r.exists {
 		return nil
@@ -161,11 +163,11 @@ func (e *Engine) writableTarget(op string, r *resolved) *Error {
 	fi, err := root.Lstat(sub)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errorf(op, dirRel, kindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
+		return fserr.Errorf(op, dirRel, schema.KindParentMissing, "Parent directory '%s' does not exist. %s", e.display(dirRel), e.mkdirHint())
 	case err != nil:
-		return osError(op, dirRel, r.spelling, err)
+		return fserr.FromOS(op, dirRel, r.spelling, err)
 	case !fi.IsDir():
-		return errorf(op, dirRel, kindParentNotDirectory, "Path %s has a parent that is not a directory.", pyRepr(r.spelling))
+		return fserr.Errorf(op, dirRel, schema.KindParentNotDirectory, "Path %s has a parent that is not a directory.", fserr.PyRepr(r.spelling))
 	}
 	return nil
 }
@@ -181,7 +183,7 @@ func (e *Engine) expectedHash(op, s string) (h string, bad bool, err *Error) {
 		return "", false, nil
 	}
 	if !e.hashes {
-		return "", false, errorf(op, "", kindInvalidArguments, "Unknown argument 'expected_hash': content hashes are off.")
+		return "", false, fserr.Errorf(op, "", schema.KindInvalidArguments, "Unknown argument 'expected_hash': content hashes are off.")
 	}
 	h, ok := text.ParseExpectedHash(s)
 	if !ok {
@@ -205,13 +207,13 @@ func malformedHash(h string) string {
 
 // badHash is the error for a malformed expected_hash on a file that does not exist.
 func badHash(op, raw string) *Error {
-	return errorf(op, "", kindInvalidArguments, "expected_hash must be the 12-character hash read_file reported (hash:<12 hex digits>), got %s.", pyRepr(malformedHash(strings.TrimSpace(raw))))
+	return fserr.Errorf(op, "", schema.KindInvalidArguments, "expected_hash must be the 12-character hash read_file reported (hash:<12 hex digits>), got %s.", fserr.PyRepr(malformedHash(strings.TrimSpace(raw))))
 }
 
 // readHead reads up to limit bytes of f and hashes all of it; size is the file's length as read.
 func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err error) {
 	h := text.NewHash()
-	cr := &countingReader{r: f, h: h}
+	cr := &scan.CountingReader{R: f, H: h}
 	buf := make([]byte, limit)
 	n, err := io.ReadFull(cr, buf)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -220,5 +222,5 @@ func readHead(f io.Reader, limit int) (head []byte, hash string, size int64, err
 	if _, err := io.Copy(io.Discard, cr); err != nil {
 		return nil, "", 0, err
 	}
-	return buf[:n], text.ShortHash(h), cr.n, nil
+	return buf[:n], text.ShortHash(h), cr.N, nil
 }

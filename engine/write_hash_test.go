@@ -19,20 +19,20 @@ func TestMalformedExpectedHash(t *testing.T) {
 		args map[string]any
 		kind schema.ErrorKind
 	}{
-		{"write_file", map[string]any{"path": "a.txt", "content": "x", "expected_hash": "any_hash_val"}, kindStaleHash},
-		{"write_file", map[string]any{"path": "a.txt", "content": "x", "expected_hash": "hash:"}, kindStaleHash},
-		{"write_file", map[string]any{"path": "a.txt", "content": "x", "expected_hash": strings.Repeat("z", 1<<20)}, kindStaleHash},
-		{"edit_file", map[string]any{"path": "a.txt", "old_text": "keep", "new_text": "x", "expected_hash": "any_hash_val"}, kindStaleHash},
-		{"write_file", map[string]any{"path": "new.txt", "content": "x", "expected_hash": "any_hash_val"}, kindInvalidArguments},
-		{"write_file", map[string]any{"path": "new.txt", "content": "x", "expected_hash": strings.Repeat("z", 1<<20)}, kindInvalidArguments},
-		{"edit_file", map[string]any{"path": "new.txt", "old_text": "keep", "new_text": "x", "expected_hash": "any_hash_val"}, kindNotFound},
+		{"write_file", map[string]any{"path": "a.txt", "content": "x", "expected_hash": "any_hash_val"}, schema.KindStaleHash},
+		{"write_file", map[string]any{"path": "a.txt", "content": "x", "expected_hash": "hash:"}, schema.KindStaleHash},
+		{"write_file", map[string]any{"path": "a.txt", "content": "x", "expected_hash": strings.Repeat("z", 1<<20)}, schema.KindStaleHash},
+		{"edit_file", map[string]any{"path": "a.txt", "old_text": "keep", "new_text": "x", "expected_hash": "any_hash_val"}, schema.KindStaleHash},
+		{"write_file", map[string]any{"path": "new.txt", "content": "x", "expected_hash": "any_hash_val"}, schema.KindInvalidArguments},
+		{"write_file", map[string]any{"path": "new.txt", "content": "x", "expected_hash": strings.Repeat("z", 1<<20)}, schema.KindInvalidArguments},
+		{"edit_file", map[string]any{"path": "new.txt", "old_text": "keep", "new_text": "x", "expected_hash": "any_hash_val"}, schema.KindNotFound},
 	} {
 		_, err := tryCall(t, e, c.tool, c.args, Hooks{})
 		wantKind(t, c.tool+" "+c.args["path"].(string), err, c.kind)
 		if err != nil && len(err.Msg) > 300 {
 			t.Errorf("%s: message of %d bytes echoes the argument", c.tool, len(err.Msg))
 		}
-		if c.kind == kindStaleHash && (err == nil || !strings.Contains(err.Msg, "Re-read the file and retry")) {
+		if c.kind == schema.KindStaleHash && (err == nil || !strings.Contains(err.Msg, "Re-read the file and retry")) {
 			t.Errorf("%s: %v; want the usual conflict message", c.tool, err)
 		}
 	}

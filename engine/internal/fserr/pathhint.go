@@ -3,6 +3,7 @@ package fserr
 import (
 	"strings"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/schema"
 )
 
@@ -39,7 +40,7 @@ func isWindowsAbs(p string) bool {
 	if strings.HasPrefix(p, `\\`) {
 		return true
 	}
-	if len(p) >= 3 && isASCIILetter(p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
+	if len(p) >= 3 && relpath.IsASCIILetter(p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
 		return true
 	}
 	return false
@@ -61,7 +62,7 @@ func isTildePath(p string) bool {
 	for i := 0; i < len(user); i++ {
 		c := user[i]
 		switch {
-		case c == '_' || isASCIILetter(c):
+		case c == '_' || relpath.IsASCIILetter(c):
 		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.'):
 		default:
 			return false
@@ -78,6 +79,3 @@ func Shorten(s string) string {
 	}
 	return strings.ToValidUTF8(s[:100], "") + "..."
 }
-
-// isASCIILetter reports whether c is an ASCII letter.
-func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

@@ -111,3 +111,7 @@ func Child(dir, name string) string {
 	}
 	return dir + "/" + name
 }
+
+// IsASCIILetter reports whether c is an ASCII letter: the drive letter of a Windows-looking path
+// (fserr's path hints) and the bytes a case-folded search literal may match in either case (scan).
+func IsASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"bytes"
@@ -8,33 +8,29 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fsbox/fsbox/engine/internal/relpath"
 	"github.com/fsbox/fsbox/engine/internal/text"
 )
 
-// Limits of the content scan. A search reads each file in chunks; a buffer grows only to hold one
-// line longer than a chunk, and never past maxSearchFileBytes, because bigger files are skipped.
-const (
-	// maxSearchFileBytes: larger files are skipped and named in the skipped-files notice (the
-	// pydantic-ai-harness's workspace-era walker skips at the same 10 MiB).
-	maxSearchFileBytes = 10 << 20
-	// searchChunk is the read size and the starting buffer size of each search worker.
-	searchChunk = 64 << 10
-)
+// SearchChunk is the read size and the starting buffer size of each search worker's [State]. A
+// buffer grows only to hold one line longer than a chunk, up to the size the caller passes to
+// [Matcher.Scan]; the caller bounds that size (search_files skips files over 10 MiB).
+const SearchChunk = 64 << 10
 
-// lineMatcher matches a search pattern against lines (split on \n; a \r before the \n is part of
+// Matcher matches a search pattern against lines (split on \n; a \r before the \n is part of
 // the terminator, so "$" works on CRLF files). When the pattern has a literal every match must
 // contain, lines are found by searching the buffer for that literal (bytes.Index, vectorised)
 // and only those lines are given to the regexp.
-type lineMatcher struct {
-	re   *regexp.Regexp
+type Matcher struct {
+	Re   *regexp.Regexp
 	lit  []byte // required literal, nil when there is none worth using
 	fold bool   // lit is matched ASCII case-insensitively ((?i) patterns)
 	rare int    // index in lit of its least common byte, or -1 to use bytes.Index
 }
 
-// newLineMatcher compiles pattern (RE2 syntax, as regexp.Compile), without the pattern bounds:
-// for tests. Tools use boundedLineMatcher.
-func newLineMatcher(pattern string) (*lineMatcher, error) {
+// NewMatcher compiles pattern (RE2 syntax, as regexp.Compile), without the pattern bounds:
+// for tests. Tools compile within the pattern bounds and use [MatcherOf].
+func NewMatcher(pattern string) (*Matcher, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err
@@ -43,22 +39,12 @@ func newLineMatcher(pattern string) (*lineMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lineMatcherOf(re, tree.Simplify()), nil
+	return MatcherOf(re, tree.Simplify()), nil
 }
 
-// boundedLineMatcher compiles the pattern of search_files or grep (the argument arg of the tool
-// op) within the pattern bounds (budget_pattern.go rule 2); narrow says how to ask for less.
-func boundedLineMatcher(op, arg, pattern, narrow string) (*lineMatcher, *Error) {
-	re, tree, err := compileRegex(op, arg, pattern, narrow)
-	if err != nil {
-		return nil, err
-	}
-	return lineMatcherOf(re, tree), nil
-}
-
-// lineMatcherOf is the matcher of re, whose simplified syntax tree is tree.
-func lineMatcherOf(re *regexp.Regexp, tree *syntax.Regexp) *lineMatcher {
-	m := &lineMatcher{re: re, rare: -1}
+// MatcherOf is the matcher of re, whose simplified syntax tree is tree.
+func MatcherOf(re *regexp.Regexp, tree *syntax.Regexp) *Matcher {
+	m := &Matcher{Re: re, rare: -1}
 	if lit := requiredLiteral(tree); lit.s != "" {
 		m.lit, m.fold = []byte(lit.s), lit.fold
 		m.rare = rarestByte(m.lit, m.fold)
@@ -75,7 +61,7 @@ func rarestByte(lit []byte, fold bool) int {
 	best, bestRank := -1, 256
 	for i, c := range lit {
 		r := byteRank(c)
-		if fold && isASCIILetter(c) {
+		if fold && relpath.IsASCIILetter(c) {
 			r = max(byteRank(c|0x20), byteRank(c&^0x20))
 		}
 		if r < bestRank {
@@ -87,8 +73,6 @@ func rarestByte(lit []byte, fold bool) int {
 	}
 	return best
 }
-
-func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // commonBytes lists bytes from most to least frequent in typical source files (whitespace,
 // lower-case letters in English order, the punctuation of C-like languages).
@@ -108,13 +92,13 @@ func byteRank(c byte) int {
 
 // index returns the offset of the first occurrence of m.lit in s (ASCII case-insensitively with
 // m.fold), or -1.
-func (m *lineMatcher) index(s []byte) int {
+func (m *Matcher) index(s []byte) int {
 	if m.rare < 0 {
 		return bytes.Index(s, m.lit)
 	}
 	k, n := m.rare, len(m.lit)
 	c1, c2 := m.lit[k], m.lit[k]
-	if m.fold && isASCIILetter(c1) {
+	if m.fold && relpath.IsASCIILetter(c1) {
 		c1, c2 = c1|0x20, c1&^0x20
 	}
 	// next1 and next2 are the next positions of c1 and c2 at or after pos (-1: none left), kept
@@ -223,21 +207,21 @@ func asciiFoldOrbit(r rune) bool {
 	return true
 }
 
-// scanState is one worker's reusable buffer.
-type scanState struct {
-	buf   []byte
-	whole []byte // grep with context: the whole file (grep.go)
+// State is one worker's reusable buffer.
+type State struct {
+	Buf   []byte
+	Whole []byte // grep with context: the whole file (grep.go)
 }
 
-// scan reads size bytes of r (the size fstat reported; a file that grows meanwhile is read as it
+// Scan reads size bytes of r (the size fstat reported; a file that grows meanwhile is read as it
 // was) and calls emit with the 1-based number and the text (terminator removed) of each matching
 // line, until emit returns false. It reports binary files (a NUL byte in the first
 // text.SniffBytes) without scanning them.
-func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(line int, text []byte) bool) (binary bool, err error) {
-	if st.buf == nil {
-		st.buf = make([]byte, searchChunk)
+func (m *Matcher) Scan(st *State, r io.Reader, size int64, emit func(line int, text []byte) bool) (binary bool, err error) {
+	if st.Buf == nil {
+		st.Buf = make([]byte, SearchChunk)
 	}
-	buf := st.buf
+	buf := st.Buf
 	n := 0           // bytes held in buf
 	var read int64   // bytes read from r
 	lines := 0       // newlines before buf[0]
@@ -276,7 +260,7 @@ func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(lin
 				bigger := make([]byte, grown)
 				copy(bigger, buf[:n])
 				buf = bigger
-				st.buf = buf
+				st.Buf = buf
 				continue
 			}
 		}
@@ -292,7 +276,7 @@ func (m *lineMatcher) scan(st *scanState, r io.Reader, size int64, emit func(lin
 
 // scanLines matches the whole lines in region (each ends in \n except, at the end of the file,
 // the last); lines counts the newlines seen so far and is advanced past region.
-func (m *lineMatcher) scanLines(region []byte, lines *int, emit func(int, []byte) bool) bool {
+func (m *Matcher) scanLines(region []byte, lines *int, emit func(int, []byte) bool) bool {
 	off := 0
 	for off < len(region) {
 		start := off
@@ -313,7 +297,7 @@ func (m *lineMatcher) scanLines(region []byte, lines *int, emit func(int, []byte
 		if k := len(line) - 1; k >= 0 && line[k] == '\r' {
 			line = line[:k]
 		}
-		if m.re.Match(line) && !emit(*lines+1, line) {
+		if m.Re.Match(line) && !emit(*lines+1, line) {
 			return false
 		}
 		if next > end {
