@@ -28,6 +28,30 @@ func (f *auditFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.sync, "audit-sync", false, "fdatasync every audit line before the reply (durable across a power loss; a disk flush per call)")
 }
 
+// openFor opens the log the flags name for a server of cfg, nil when they name none: a path inside
+// cfg's root or a mount is refused before anything is created (precheck), misuse is a usage
+// error, and the log is checked against the root and mounts again once open (checkAuditOutside,
+// which also covers --audit-fd). A non-zero code is the exit status, its message already written.
+func (f *auditFlags) openFor(cfg schema.Config, logf func(string, ...any)) (*engine.AuditLog, int) {
+	if err := f.precheck(cfg); err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	l, usage, err := f.open(func(format string, args ...any) { logf("error: "+format, args...) })
+	if err != nil {
+		if usage {
+			return nil, usageErrorf("%v", err)
+		}
+		return nil, errorf("%v", err)
+	}
+	if err := checkAuditOutside(l, cfg); err != nil {
+		if l != nil {
+			l.Close()
+		}
+		return nil, usageErrorf("%v", err)
+	}
+	return l, 0
+}
+
 // open opens the log the flags name, nil when they name none. Misuse is a usage error (the
 // bool): both --audit and --audit-fd, a standard descriptor, rotation without a file name.
 func (f *auditFlags) open(logf func(string, ...any)) (*engine.AuditLog, bool, error) {

@@ -83,21 +83,12 @@ func runMCP(args []string) int {
 		return usageErrorf("%v", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
-	if err := af.precheck(cfg); err != nil {
-		return usageErrorf("%v", err)
-	}
-	auditLog, usage, err := af.open(func(format string, args ...any) { logf("error: "+format, args...) })
-	if err != nil {
-		if usage {
-			return usageErrorf("%v", err)
-		}
-		return errorf("%v", err)
+	auditLog, code := af.openFor(cfg, logf)
+	if code != 0 {
+		return code
 	}
 	if auditLog != nil {
 		defer auditLog.Close()
-	}
-	if err := checkAuditOutside(auditLog, cfg); err != nil {
-		return usageErrorf("%v", err)
 	}
 	srv, err := mcpserver.New(mcpserver.Options{DefaultRoot: cf.root, Config: cfg, Changes: mcpserver.ChangePolicy(*changes),
 		Compat: mcpserver.Compat(*compat), Version: version, Audit: auditLog, Logf: logf})

@@ -74,21 +74,12 @@ func runServe(args []string) int {
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fsbox: "+format+"\n", args...) }
 	// The log lies outside the root: opened before the process is confined.
-	if err := af.precheck(cfg); err != nil {
-		return usageErrorf("%v", err)
-	}
-	auditLog, usage, err := af.open(func(format string, args ...any) { logf("error: "+format, args...) })
-	if err != nil {
-		if usage {
-			return usageErrorf("%v", err)
-		}
-		return errorf("%v", err)
+	auditLog, code := af.openFor(cfg, logf)
+	if code != 0 {
+		return code
 	}
 	if auditLog != nil {
 		defer auditLog.Close()
-	}
-	if err := checkAuditOutside(auditLog, cfg); err != nil {
-		return usageErrorf("%v", err)
 	}
 	// The server confines itself (Landlock) once the session's engine has opened the root and
 	// mounts, while answering initialize and before reading another request: the root may come

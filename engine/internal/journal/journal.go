@@ -470,33 +470,15 @@ func (j *Journal) NewGroup() uint64 {
 // Record appends an entry (its before-image already captured) and returns its sequence number;
 // the entry is on disk before Record returns, so it precedes the change it describes. A blob
 // the before-image names is counted from here. The bound is then enforced.
-func (j *Journal) Record(e Entry) (uint64, error) {
-	j.mu.Lock()
-	if j.idx == nil {
-		j.mu.Unlock()
-		return 0, os.ErrClosed
-	}
-	j.seq++
-	e.Seq = j.seq
-	if e.Before.Blob != "" {
-		j.addBlob(e.Before.Blob, e.Before.Size)
-	}
-	if err := j.appendLocked(record{T: "e", E: &e}); err != nil {
-		j.releaseBlob(e.Before.Blob)
-		j.mu.Unlock()
-		return 0, err
-	}
-	j.entries = append(j.entries, &e)
-	j.enforceLocked()
-	dropped := j.takePending()
-	j.mu.Unlock()
-	j.deliver(dropped)
-	return e.Seq, nil
-}
+func (j *Journal) Record(e Entry) (uint64, error) { return j.add(e, true) }
 
 // Append writes an entry without syncing it (Sync makes every entry appended so far durable):
 // a change recording many entries (a tree) syncs once.
-func (j *Journal) Append(e Entry) (uint64, error) {
+func (j *Journal) Append(e Entry) (uint64, error) { return j.add(e, false) }
+
+// add appends e to the index, synced when sync is set, then enforces the bound and delivers the
+// notices of the checkpoints it dropped.
+func (j *Journal) add(e Entry, sync bool) (uint64, error) {
 	j.mu.Lock()
 	if j.idx == nil {
 		j.mu.Unlock()
@@ -507,7 +489,11 @@ func (j *Journal) Append(e Entry) (uint64, error) {
 	if e.Before.Blob != "" {
 		j.addBlob(e.Before.Blob, e.Before.Size)
 	}
-	if err := j.writeLocked(record{T: "e", E: &e}); err != nil {
+	write := j.writeLocked
+	if sync {
+		write = j.appendLocked
+	}
+	if err := write(record{T: "e", E: &e}); err != nil {
 		j.releaseBlob(e.Before.Blob)
 		j.mu.Unlock()
 		return 0, err
