@@ -45,6 +45,11 @@ if [ -f sdks/typescript/dist/index.js ] && [ -d conformance/adapters/typescript/
 else
 	missing+=(binding:typescript)
 fi
+if command -v cargo >/dev/null 2>&1; then
+	fsbox+=(--target binding:rust --label binding:rust) # built by the runner with cargo (scripts/test-rust.sh fetches the crates)
+else
+	missing+=(binding:rust)
+fi
 fsbox+=(--target "mcp:$bin mcp --root {root} --config {config}" --label "fsbox mcp")
 
 "$bin" conformance matrix -q --profile security --mapping reference --binary "$bin" --markdown "$tmp/reference.md" "${ref[@]}"
