@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -28,24 +26,9 @@ func TestRestoreSwapRace(t *testing.T) {
 			mustCall(t, e, "write_file", map[string]any{"path": fmt.Sprintf("dir/f%d.txt", i), "content": fmt.Sprintf("round %d\n", round)}, Hooks{})
 		}
 		mustCall(t, e, "delete", map[string]any{"path": "dir/sub", "recursive": true}, Hooks{})
-		var done atomic.Bool
-		var swaps atomic.Int64
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; !done.Load(); i++ {
-				link := fx.abs([]string{"link", "inlink"}[i%2])
-				if renameExchange(fx.abs("dir"), link) == nil {
-					renameExchange(fx.abs("dir"), link)
-					swaps.Add(1)
-				}
-			}
-		}()
+		stopSwaps := swapRacer(fx.abs("dir"), fx.abs("link"), fx.abs("inlink"))
 		res := restore(t, e, id, false)
-		done.Store(true)
-		wg.Wait()
-		swapped += int(swaps.Load())
+		swapped += stopSwaps()
 		if fi, err := os.Lstat(fx.abs("dir")); err != nil || !fi.IsDir() {
 			t.Fatal("the racer left dir swapped")
 		}
