@@ -9,10 +9,7 @@ package main
 // It measures; it asserts nothing about time.
 
 import (
-	"bufio"
 	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -20,25 +17,7 @@ import (
 func startPipeArgs(b *testing.B, root string, extra ...string) *pipeServer {
 	b.Helper()
 	args := append([]string{"serve", "--root", root, "--tools", "read_file,file_info,write_file,edit_file"}, extra...)
-	cmd := exec.Command(pipeBin(), args...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	p := &pipeServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	b.Cleanup(p.stop)
-	if r := p.roundTrip(b, `"method":"initialize","params":{"protocol_version":"1"}`); !bytes.Contains(r, []byte(`"result":{"protocol_version"`)) {
-		b.Fatalf("initialize: %.300s", r)
-	}
-	return p
+	return spawnPipe(b, `{"protocol_version":"1"}`, args...)
 }
 
 func BenchmarkPipeAudit(b *testing.B) {

@@ -114,29 +114,37 @@ type pipeServer struct {
 func startPipe(b *testing.B, root, shape string) (*pipeServer, time.Duration) {
 	b.Helper()
 	start := time.Now()
-	cmd := exec.Command(pipeBin(), "serve", "--root", root, "--tools", "read_file,file_info,list_directory,directory_tree,edit_file,search_files,find_files,apply_patch")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	p := &pipeServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	b.Cleanup(p.stop)
 	params := `{"protocol_version":"1"}`
 	if shape != "" {
 		params = `{"protocol_version":"1","capabilities":{"result_shape":"` + shape + `"}}`
 	}
-	if r := p.roundTrip(b, `"method":"initialize","params":`+params); !bytes.Contains(r, []byte(`"result":{"protocol_version"`)) {
-		b.Fatalf("initialize: %.300s", r)
-	}
+	p := spawnPipe(b, params, "serve", "--root", root, "--tools", "read_file,file_info,list_directory,directory_tree,edit_file,search_files,find_files,apply_patch")
 	return p, time.Since(start)
+}
+
+// spawnPipe starts `fsbox args...` (stopped when the test ends) and answers its initialize with
+// params, the initialize params object as JSON.
+func spawnPipe(tb testing.TB, params string, args ...string) *pipeServer {
+	tb.Helper()
+	cmd := exec.Command(pipeBin(), args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	p := &pipeServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	tb.Cleanup(p.stop)
+	if r := p.roundTrip(tb, `"method":"initialize","params":`+params); !bytes.Contains(r, []byte(`"result":{"protocol_version"`)) {
+		tb.Fatalf("initialize: %.300s", r)
+	}
+	return p
 }
 
 func (p *pipeServer) stop() {
@@ -153,15 +161,15 @@ func (p *pipeServer) stop() {
 
 // roundTrip sends one request (the members after the id) and returns the reply line, failing
 // on a JSON-RPC error unless the method is unknown on purpose.
-func (p *pipeServer) roundTrip(b *testing.B, body string) []byte {
+func (p *pipeServer) roundTrip(tb testing.TB, body string) []byte {
 	p.id++
 	line := `{"jsonrpc":"2.0","id":` + strconv.Itoa(p.id) + `,` + body + "}\n"
 	if _, err := io.WriteString(p.in, line); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	reply, err := p.out.ReadBytes('\n')
 	if err != nil {
-		b.Fatalf("reading reply to %s: %v", line, err)
+		tb.Fatalf("reading reply to %.200s: %v", line, err)
 	}
 	return reply
 }

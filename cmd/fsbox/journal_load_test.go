@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -20,37 +17,11 @@ func journalServer(tb testing.TB, root, jdir string, maxBytes int64) *pipeServer
 	if jdir != "" {
 		args = append(args, "--journal-dir", jdir)
 	}
-	cmd := exec.Command(pipeBin(), args...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	p := &pipeServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	tb.Cleanup(p.stop)
 	params := `{"protocol_version":"1"}`
 	if maxBytes > 0 {
 		params = `{"protocol_version":"1","config":{"journal":{"max_bytes":` + strconv.FormatInt(maxBytes, 10) + `}}}`
 	}
-	if r := p.rt(tb, `"method":"initialize","params":`+params); !bytes.Contains(r, []byte(`"result":{"protocol_version"`)) {
-		tb.Fatalf("initialize: %.300s", r)
-	}
-	return p
-}
-
-// rt is roundTrip for a testing.TB.
-func (p *pipeServer) rt(tb testing.TB, body string) []byte {
-	p.id++
-	line := `{"jsonrpc":"2.0","id":` + strconv.Itoa(p.id) + `,` + body + "}\n"
-	if _, err := io.WriteString(p.in, line); err != nil {
-		tb.Fatal(err)
-	}
-	reply, err := p.out.ReadBytes('\n')
-	if err != nil {
-		tb.Fatalf("reading reply to %.200s: %v", line, err)
-	}
-	return reply
+	return spawnPipe(tb, params, args...)
 }
 
 // dirBytes sums the sizes of the files below dir.
@@ -90,14 +61,14 @@ func TestServe_JournalBoundAndFlatRSS(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "small.txt"), []byte("counter 0\n"), 0o644)
 	const bound = 256 << 20
 	p := journalServer(t, root, jdir, bound)
-	p.rt(t, `"method":"checkpoint/create","params":{"label":"start"}`)
+	p.roundTrip(t, `"method":"checkpoint/create","params":{"label":"start"}`)
 	rss0 := p.rssMB(nil)
-	if r := p.rt(t, toolCall("delete", map[string]any{"path": "big.bin"})); bytes.Contains(r, []byte(`"error"`)) {
+	if r := p.roundTrip(t, toolCall("delete", map[string]any{"path": "big.bin"})); bytes.Contains(r, []byte(`"error"`)) {
 		t.Fatalf("delete: %.300s", r)
 	}
 	rssBig := p.rssMB(nil)
 	for i := 0; i < 10000; i++ {
-		r := p.rt(t, toolCall("edit_file", map[string]any{"path": "small.txt", "old_text": fmt.Sprintf("counter %d\n", i), "new_text": fmt.Sprintf("counter %d\n", i+1)}))
+		r := p.roundTrip(t, toolCall("edit_file", map[string]any{"path": "small.txt", "old_text": fmt.Sprintf("counter %d\n", i), "new_text": fmt.Sprintf("counter %d\n", i+1)}))
 		if i == 0 && bytes.Contains(r, []byte(`"error"`)) {
 			t.Fatalf("edit: %.300s", r)
 		}
@@ -112,7 +83,7 @@ func TestServe_JournalBoundAndFlatRSS(t *testing.T) {
 		t.Errorf("resident memory grew: %.1f → %.1f → %.1f MB", rss0, rssBig, rssEnd)
 	}
 	// Everything since the checkpoint restores: the 200 MB file included.
-	r := p.rt(t, `"method":"checkpoint/restore","params":{"id":"cp-1"}`)
+	r := p.roundTrip(t, `"method":"checkpoint/restore","params":{"id":"cp-1"}`)
 	if !bytes.Contains(r, []byte(`"complete":true`)) {
 		t.Fatalf("restore: %.500s", r)
 	}
@@ -139,19 +110,19 @@ func BenchmarkPipeJournal(b *testing.B) {
 			}
 			p := journalServer(b, root, jdir, 0)
 			if on {
-				p.rt(b, `"method":"checkpoint/create","params":{}`)
+				p.roundTrip(b, `"method":"checkpoint/create","params":{}`)
 			}
 			content := string(bytes.Repeat([]byte("x"), 1023)) + "\n"
 			body := func(i int) string {
 				return toolCall("write_file", map[string]any{"path": fmt.Sprintf("f%d.txt", i%64), "content": content[:1000] + strconv.Itoa(i)})
 			}
 			for i := 0; i < 10; i++ {
-				p.rt(b, body(i))
+				p.roundTrip(b, body(i))
 			}
 			cpu0 := p.cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if r := p.rt(b, body(i)); i == 0 && bytes.Contains(r, []byte(`"error"`)) {
+				if r := p.roundTrip(b, body(i)); i == 0 && bytes.Contains(r, []byte(`"error"`)) {
 					b.Fatalf("write: %.300s", r)
 				}
 			}
